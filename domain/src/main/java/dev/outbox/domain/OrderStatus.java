@@ -1,0 +1,7 @@
+package dev.outbox.domain;
+
+public enum OrderStatus {
+    PLACED,
+    CAPTURED,
+    CANCELLED
+}

@@ -1,0 +1,37 @@
+package dev.outbox.domain.event;
+
+import dev.outbox.domain.Order;
+import dev.outbox.domain.OrderStatus;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+/** {@code order.cancelled} v1: the order was cancelled from {@code previousStatus}. */
+public record OrderCancelled(UUID aggregateId, long aggregateVersion, Instant occurredAt, String reason,
+        OrderStatus previousStatus) implements DomainEvent {
+
+    public OrderCancelled(Order cancelled, OrderStatus previousStatus, Instant at) {
+        this(cancelled.id(), cancelled.version(), at, cancelled.cancelReason(), previousStatus);
+    }
+
+    @Override
+    public EventType type() {
+        return EventType.ORDER_CANCELLED;
+    }
+
+    @Override
+    public String aggregateType() {
+        return Order.AGGREGATE_TYPE;
+    }
+
+    @Override
+    public Map<String, Object> payload() {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("orderId", aggregateId.toString());
+        p.put("reason", reason);
+        p.put("previousStatus", previousStatus.name());
+        p.put("cancelledAt", occurredAt.toString());
+        return p;
+    }
+}

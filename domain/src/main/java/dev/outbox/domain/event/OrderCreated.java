@@ -1,0 +1,57 @@
+package dev.outbox.domain.event;
+
+import dev.outbox.domain.Order;
+import dev.outbox.domain.OrderLine;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/** {@code order.created} v1: a full snapshot of the order as placed. */
+public record OrderCreated(UUID aggregateId, long aggregateVersion, Instant occurredAt, String customerId,
+        String tenantId, String currency, String total, List<Map<String, Object>> lines) implements DomainEvent {
+
+    public OrderCreated(Order order, Instant at) {
+        this(order.id(), order.version(), at, order.customerId(), order.tenantId(),
+                order.currency().getCurrencyCode(), order.total().toDecimalString(), linesOf(order));
+    }
+
+    private static List<Map<String, Object>> linesOf(Order order) {
+        List<Map<String, Object>> out = new ArrayList<>(order.lines().size());
+        for (OrderLine line : order.lines()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("sku", line.sku());
+            m.put("quantity", line.quantity());
+            m.put("unitPrice", line.unitPrice().toDecimalString());
+            out.add(m);
+        }
+        return List.copyOf(out);
+    }
+
+    @Override
+    public EventType type() {
+        return EventType.ORDER_CREATED;
+    }
+
+    @Override
+    public String aggregateType() {
+        return Order.AGGREGATE_TYPE;
+    }
+
+    @Override
+    public Map<String, Object> payload() {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("orderId", aggregateId.toString());
+        p.put("customerId", customerId);
+        if (tenantId != null) {
+            p.put("tenantId", tenantId);
+        }
+        p.put("currency", currency);
+        p.put("total", total);
+        p.put("lines", lines);
+        p.put("placedAt", occurredAt.toString());
+        return p;
+    }
+}

@@ -1,0 +1,38 @@
+package dev.outbox.domain.event;
+
+import dev.outbox.domain.Order;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+/** {@code payment.captured} v1: the whole order total was captured under {@code paymentId}. */
+public record PaymentCaptured(UUID aggregateId, long aggregateVersion, Instant occurredAt, UUID paymentId,
+        String amount, String currency) implements DomainEvent {
+
+    public PaymentCaptured(Order order, Instant at) {
+        this(order.id(), order.version(), at, order.paymentId(), order.total().toDecimalString(),
+                order.currency().getCurrencyCode());
+    }
+
+    @Override
+    public EventType type() {
+        return EventType.PAYMENT_CAPTURED;
+    }
+
+    @Override
+    public String aggregateType() {
+        return Order.AGGREGATE_TYPE;
+    }
+
+    @Override
+    public Map<String, Object> payload() {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("orderId", aggregateId.toString());
+        p.put("paymentId", paymentId.toString());
+        p.put("amount", amount);
+        p.put("currency", currency);
+        p.put("capturedAt", occurredAt.toString());
+        return p;
+    }
+}

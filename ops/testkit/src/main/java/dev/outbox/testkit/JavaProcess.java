@@ -1,0 +1,108 @@
+package dev.outbox.testkit;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/**
+ * A main class run in its own JVM with the test's class path: a real OS process that a test can
+ * kill with SIGKILL or stop with SIGTERM, to test crash windows honestly. Output goes to a log
+ * file that the test can wait on.
+ */
+public final class JavaProcess implements AutoCloseable {
+    private final Process process;
+    private final Path log;
+    private final String name;
+
+    private JavaProcess(String name, Process process, Path log) {
+        this.name = name;
+        this.process = process;
+        this.log = log;
+    }
+
+    public static JavaProcess start(String name, String mainClass, Map<String, String> env, String... args)
+            throws IOException {
+        Path log = Files.createTempFile("outbox-" + name + "-", ".log");
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx256m");
+        command.add("-XX:TieredStopAtLevel=1");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass);
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().putAll(env);
+        pb.redirectErrorStream(true);
+        pb.redirectOutput(log.toFile());
+        return new JavaProcess(name, pb.start(), log);
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    public Path log() {
+        return log;
+    }
+
+    public String output() {
+        try {
+            return Files.readString(log, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Waits until a line of output matches, failing with the output if the process dies first. */
+    public void awaitOutput(Pattern pattern, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (pattern.matcher(output()).find()) {
+                return;
+            }
+            if (!process.isAlive()) {
+                throw new AssertionError(name + " exited with " + process.exitValue() + " before printing /"
+                        + pattern + "/:\n" + output());
+            }
+            // polling a log file: there is no event to wait on, 50 ms keeps it cheap and prompt
+            process.waitFor(50, TimeUnit.MILLISECONDS);
+        }
+        throw new AssertionError(name + " did not print /" + pattern + "/ within " + timeout + ":\n" + output());
+    }
+
+    /** SIGKILL: no shutdown hooks, no finally blocks, exactly like an OOM kill or a node loss. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            throw new AssertionError(name + " survived SIGKILL");
+        }
+    }
+
+    /** SIGTERM, then waits for the exit code. */
+    public int terminate(Duration timeout) throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError(name + " did not exit within " + timeout + " of SIGTERM:\n" + output());
+        }
+        return process.exitValue();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            kill();
+        }
+    }
+}

@@ -1,0 +1,159 @@
+package dev.outbox.testkit;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.migrations.DatabaseMigrations;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+
+/**
+ * The PostgreSQL every integration test in this JVM shares: chosen once, migrated once with the
+ * real migrations, and emptied by {@link #reset()} before each test. Also a few JDBC helpers so
+ * tests can check what is really in the tables without going through the code under test.
+ */
+public final class TestDatabase {
+    private static TestDatabase instance;
+
+    private final String url;
+    private final String user;
+    private final String password;
+    private final String source;
+    private final HikariDataSource dataSource;
+
+    private TestDatabase(String url, String user, String password, String source) {
+        this.url = url;
+        this.user = user;
+        this.password = password;
+        this.source = source;
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setUsername(user);
+        config.setPassword(password);
+        config.setMaximumPoolSize(4);
+        config.setPoolName("testkit");
+        this.dataSource = new HikariDataSource(config);
+        DatabaseMigrations.migrate(dataSource);
+    }
+
+    public static synchronized TestDatabase get() {
+        if (instance == null) {
+            instance = TestInfrastructure.database();
+        }
+        return instance;
+    }
+
+    static TestDatabase create(String url, String user, String password, String source) {
+        return new TestDatabase(url, user, password, source);
+    }
+
+    public String url() {
+        return url;
+    }
+
+    public String user() {
+        return user;
+    }
+
+    public String password() {
+        return password;
+    }
+
+    /** Where this database came from, for the suite's start-up banner. */
+    public String source() {
+        return source;
+    }
+
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    /** The environment a process under test needs to reach this database. */
+    public Map<String, String> env() {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("OUTBOX_DB_URL", url);
+        if (user != null) {
+            env.put("OUTBOX_DB_USER", user);
+        }
+        if (password != null) {
+            env.put("OUTBOX_DB_PASSWORD", password);
+        }
+        return env;
+    }
+
+    /** Empties every application table (not Flyway's history) so each test starts clean. */
+    public void reset() {
+        List<String> tables = new ArrayList<>();
+        for (Map<String, Object> row : rows("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
+                + " AND tablename NOT LIKE 'flyway%'")) {
+            tables.add('"' + (String) row.get("tablename") + '"');
+        }
+        if (!tables.isEmpty()) {
+            execute("TRUNCATE " + String.join(", ", tables) + " RESTART IDENTITY CASCADE");
+        }
+    }
+
+    public void execute(String sql) {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
+    public int update(String sql, Object... args) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, args);
+            return ps.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
+    public long count(String sql, Object... args) {
+        Object v = scalar(sql, args);
+        return v == null ? 0 : ((Number) v).longValue();
+    }
+
+    public Object scalar(String sql, Object... args) {
+        List<Map<String, Object>> rows = rows(sql, args);
+        if (rows.size() != 1) {
+            throw new IllegalStateException("expected one row, got " + rows.size() + " from " + sql);
+        }
+        return rows.get(0).values().iterator().next();
+    }
+
+    public List<Map<String, Object>> rows(String sql, Object... args) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, args);
+            try (ResultSet rs = ps.executeQuery()) {
+                ResultSetMetaData md = rs.getMetaData();
+                List<Map<String, Object>> out = new ArrayList<>();
+                while (rs.next()) {
+                    Map<String, Object> row = new LinkedHashMap<>();
+                    for (int i = 1; i <= md.getColumnCount(); i++) {
+                        row.put(md.getColumnLabel(i), rs.getObject(i));
+                    }
+                    out.add(row);
+                }
+                return out;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
+    private static void bind(PreparedStatement ps, Object... args) throws SQLException {
+        for (int i = 0; i < args.length; i++) {
+            ps.setObject(i + 1, args[i]);
+        }
+    }
+}

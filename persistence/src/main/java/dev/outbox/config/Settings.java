@@ -1,0 +1,174 @@
+package dev.outbox.config;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Typed access to {@code OUTBOX_*} environment variables. Every read names its default; a
+ * malformed value stops start-up with a message that names the variable, rather than falling
+ * back silently. {@link #describe()} lists what was read, with secrets masked, for the start-up
+ * log.
+ */
+public final class Settings {
+    private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");
+
+    private final Map<String, String> env;
+    private final Map<String, String> used = new TreeMap<>();
+
+    public Settings(Map<String, String> env) {
+        this.env = Map.copyOf(env);
+    }
+
+    public static Settings fromEnvironment() {
+        return new Settings(System.getenv());
+    }
+
+    /** A copy with some variables replaced: used by launchers that compose several components. */
+    public Settings with(Map<String, String> overrides) {
+        Map<String, String> merged = new java.util.HashMap<>(env);
+        merged.putAll(overrides);
+        return new Settings(merged);
+    }
+
+    public Optional<String> optional(String name) {
+        String v = env.get(name);
+        if (v == null || v.isBlank()) {
+            return Optional.empty();
+        }
+        record(name, v);
+        return Optional.of(v.trim());
+    }
+
+    public String string(String name, String defaultValue) {
+        return optional(name).orElseGet(() -> {
+            record(name, defaultValue + " (default)");
+            return defaultValue;
+        });
+    }
+
+    public int integer(String name, int defaultValue, int min, int max) {
+        Optional<String> raw = optional(name);
+        if (raw.isEmpty()) {
+            record(name, defaultValue + " (default)");
+            return defaultValue;
+        }
+        try {
+            int v = Integer.parseInt(raw.get());
+            if (v < min || v > max) {
+                throw new ConfigurationException(name + "=" + raw.get() + ": must be between " + min + " and " + max);
+            }
+            return v;
+        } catch (NumberFormatException e) {
+            throw new ConfigurationException(name + "=" + raw.get() + ": must be an integer between " + min
+                    + " and " + max);
+        }
+    }
+
+    public boolean bool(String name, boolean defaultValue) {
+        Optional<String> raw = optional(name);
+        if (raw.isEmpty()) {
+            record(name, defaultValue + " (default)");
+            return defaultValue;
+        }
+        return switch (raw.get().toLowerCase(java.util.Locale.ROOT)) {
+            case "true", "yes", "1", "on" -> true;
+            case "false", "no", "0", "off" -> false;
+            default -> throw new ConfigurationException(name + "=" + raw.get() + ": must be true or false");
+        };
+    }
+
+    /** Durations are written {@code 250ms}, {@code 10s}, {@code 5m}, {@code 2h}, or ISO-8601 ({@code PT10S}). */
+    public Duration duration(String name, Duration defaultValue, Duration min, Duration max) {
+        Optional<String> raw = optional(name);
+        if (raw.isEmpty()) {
+            record(name, format(defaultValue) + " (default)");
+            return defaultValue;
+        }
+        Duration d = parseDuration(name, raw.get());
+        if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+            throw new ConfigurationException(name + "=" + raw.get() + ": must be between " + format(min) + " and "
+                    + format(max));
+        }
+        return d;
+    }
+
+    /** A comma-separated list of durations, e.g. {@code 0s,10s,1m,5m,15m}. */
+    public List<Duration> durations(String name, List<Duration> defaultValue) {
+        Optional<String> raw = optional(name);
+        if (raw.isEmpty()) {
+            List<String> shown = new ArrayList<>();
+            defaultValue.forEach(d -> shown.add(format(d)));
+            record(name, String.join(",", shown) + " (default)");
+            return defaultValue;
+        }
+        List<Duration> out = new ArrayList<>();
+        for (String part : raw.get().split(",")) {
+            out.add(parseDuration(name, part.trim()));
+        }
+        if (out.isEmpty()) {
+            throw new ConfigurationException(name + " must list at least one duration");
+        }
+        return List.copyOf(out);
+    }
+
+    public static Duration parseDuration(String name, String text) {
+        Matcher m = DURATION.matcher(text);
+        if (m.matches()) {
+            long n = Long.parseLong(m.group(1));
+            return switch (m.group(2)) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s" -> Duration.ofSeconds(n);
+                case "m" -> Duration.ofMinutes(n);
+                default -> Duration.ofHours(n);
+            };
+        }
+        try {
+            Duration d = Duration.parse(text);
+            if (d.isNegative()) {
+                throw new ConfigurationException(name + "=" + text + ": must not be negative");
+            }
+            return d;
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new ConfigurationException(name + "=" + text + ": must be a duration such as 250ms, 10s, 5m or 2h");
+        }
+    }
+
+    public static String format(Duration d) {
+        if (d.toMillis() % 3_600_000 == 0 && !d.isZero()) {
+            return d.toHours() + "h";
+        }
+        if (d.toMillis() % 60_000 == 0 && !d.isZero()) {
+            return d.toMinutes() + "m";
+        }
+        if (d.toMillis() % 1_000 == 0) {
+            return d.toSeconds() + "s";
+        }
+        return d.toMillis() + "ms";
+    }
+
+    /** What was read so far, secrets masked: safe to log. */
+    public String describe() {
+        StringBuilder sb = new StringBuilder();
+        used.forEach((k, v) -> sb.append(sb.length() == 0 ? "" : ", ").append(k).append('=').append(v));
+        return sb.toString();
+    }
+
+    private void record(String name, String value) {
+        used.put(name, isSecret(name) ? "***" : maskUri(value));
+    }
+
+    static boolean isSecret(String name) {
+        return name.contains("PASSWORD") || name.contains("TOKEN") || name.contains("SECRET");
+    }
+
+    /** Hides the password part of {@code scheme://user:password@host}. */
+    public static String maskUri(String value) {
+        return value.replaceAll("(://[^:/@]+):[^@/]*@", "$1:***@");
+    }
+}

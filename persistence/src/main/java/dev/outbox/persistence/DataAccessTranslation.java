@@ -1,0 +1,81 @@
+package dev.outbox.persistence;
+
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.apache.ibatis.exceptions.PersistenceException;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.ServerErrorMessage;
+
+/**
+ * Wraps every {@code @Transactional} method, outside the transaction interceptor, so that
+ * failures of the statements and of the commit itself leave the persistence layer as
+ * {@link DataAccessException}s. Exceptions that are not about the database (domain rules, bugs)
+ * pass through untouched.
+ */
+public final class DataAccessTranslation implements MethodInterceptor {
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        try {
+            return invocation.proceed();
+        } catch (PersistenceException | SQLException e) {
+            throw translate(e);
+        }
+    }
+
+    /** Maps a MyBatis or JDBC failure to a named exception by SQL state, never by message text. */
+    public static DataAccessException translate(Throwable failure) {
+        if (failure instanceof DataAccessException d) {
+            return d;
+        }
+        SQLException sql = findSqlException(failure);
+        String where = describe(failure);
+        if (sql == null) {
+            return new DataAccessException(where, failure);
+        }
+        if (sql instanceof SQLTransientConnectionException) {
+            return new DatabaseUnavailableException("no database connection available: " + where, failure);
+        }
+        String state = sql.getSQLState() == null ? "" : sql.getSQLState();
+        if (state.startsWith("08") || state.startsWith("57P")) {
+            return new DatabaseUnavailableException("database unavailable (" + state + "): " + where, failure);
+        }
+        if (state.equals("40001") || state.equals("40P01") || state.equals("55P03")) {
+            return new ConcurrencyConflictException("concurrent update (" + state + ")", failure);
+        }
+        if (state.startsWith("23")) {
+            String constraint = null;
+            if (sql instanceof PSQLException p) {
+                ServerErrorMessage m = p.getServerErrorMessage();
+                constraint = m == null ? null : m.getConstraint();
+            }
+            return new ConstraintViolationException(constraint, state,
+                    "constraint " + constraint + " refused the write (" + state + ")", failure);
+        }
+        return new DataAccessException("database error (" + state + "): " + where, failure);
+    }
+
+    private static SQLException findSqlException(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof SQLException s) {
+                return s;
+            }
+            if (c.getCause() == c) {
+                break;
+            }
+        }
+        return null;
+    }
+
+    private static String describe(Throwable t) {
+        String m = t.getMessage() == null ? null : t.getMessage().strip();
+        if (m == null || m.isEmpty()) {
+            return t.getClass().getSimpleName();
+        }
+        // MyBatis messages embed the whole SQL and parameters: keep the first line only
+        int nl = m.indexOf('\n');
+        return (nl < 0 ? m : m.substring(0, nl)).trim();
+    }
+}

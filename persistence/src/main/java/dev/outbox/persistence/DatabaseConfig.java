@@ -1,0 +1,51 @@
+package dev.outbox.persistence;
+
+import dev.outbox.config.ConfigurationException;
+import dev.outbox.config.Settings;
+import java.time.Duration;
+import java.util.Objects;
+
+/** How to reach PostgreSQL and how large a pool to keep. */
+public record DatabaseConfig(String url, String user, String password, int maxPoolSize, Duration connectTimeout,
+        Duration statementTimeout, Duration startupWait, String applicationName) {
+
+    public DatabaseConfig {
+        Objects.requireNonNull(url, "url");
+        if (!url.startsWith("jdbc:postgresql:")) {
+            throw new ConfigurationException("OUTBOX_DB_URL must be a PostgreSQL JDBC URL (jdbc:postgresql://...)");
+        }
+    }
+
+    /**
+     * Reads {@code OUTBOX_DB_*}. The URL itself comes from the caller, because an unset
+     * {@code OUTBOX_DB_URL} means zero-infra mode to the launchers.
+     */
+    public static DatabaseConfig from(Settings settings, String url, String applicationName) {
+        return new DatabaseConfig(url,
+                settings.optional("OUTBOX_DB_USER").orElse(null),
+                settings.optional("OUTBOX_DB_PASSWORD").orElse(null),
+                settings.integer("OUTBOX_DB_POOL_SIZE", 10, 1, 200),
+                settings.duration("OUTBOX_DB_CONNECT_TIMEOUT", Duration.ofSeconds(5), Duration.ofMillis(250),
+                        Duration.ofMinutes(1)),
+                settings.duration("OUTBOX_DB_STATEMENT_TIMEOUT", Duration.ofSeconds(30), Duration.ofSeconds(1),
+                        Duration.ofHours(1)),
+                settings.duration("OUTBOX_STARTUP_WAIT", Duration.ofSeconds(30), Duration.ZERO, Duration.ofHours(1)),
+                applicationName);
+    }
+
+    /** A config for tests and tools: defaults everywhere but the connection. */
+    public static DatabaseConfig of(String url, String user, String password, String applicationName) {
+        return new DatabaseConfig(url, user, password, 10, Duration.ofSeconds(5), Duration.ofSeconds(30),
+                Duration.ofSeconds(10), applicationName);
+    }
+
+    public DatabaseConfig withPoolSize(int size) {
+        return new DatabaseConfig(url, user, password, size, connectTimeout, statementTimeout, startupWait,
+                applicationName);
+    }
+
+    @Override
+    public String toString() {
+        return "DatabaseConfig[url=" + url + ", user=" + user + ", pool=" + maxPoolSize + "]";
+    }
+}

@@ -1,0 +1,67 @@
+package dev.outbox.persistence;
+
+import static com.google.inject.matcher.Matchers.annotatedWith;
+import static com.google.inject.matcher.Matchers.any;
+
+import dev.outbox.persistence.consumer.ProcessedMessageMapper;
+import dev.outbox.persistence.ledger.LedgerMapper;
+import dev.outbox.persistence.order.OrderMapper;
+import dev.outbox.persistence.outbox.OutboxMapper;
+import dev.outbox.persistence.type.LongArrayTypeHandler;
+import dev.outbox.persistence.type.StringArrayTypeHandler;
+import dev.outbox.persistence.type.UuidArrayTypeHandler;
+import dev.outbox.persistence.type.UuidTypeHandler;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import javax.sql.DataSource;
+import org.apache.ibatis.transaction.jdbc.JdbcTransactionFactory;
+import org.apache.ibatis.type.JdbcType;
+import org.mybatis.guice.MyBatisModule;
+import org.mybatis.guice.transactional.Transactional;
+
+/**
+ * MyBatis on Guice over one HikariCP pool. The pool is built by the caller, which owns its
+ * life cycle (start-up wait, close at shutdown). Every {@code @Transactional} method gets
+ * {@link DataAccessTranslation} outside the transaction, so commit failures are translated too.
+ */
+public final class PersistenceModule extends MyBatisModule {
+    private final DataSource dataSource;
+    private final Duration statementTimeout;
+    private final List<Class<?>> extraMappers;
+
+    public PersistenceModule(DataSource dataSource, Duration statementTimeout, Class<?>... extraMappers) {
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.statementTimeout = statementTimeout;
+        this.extraMappers = List.of(extraMappers);
+    }
+
+    @Override
+    protected void initialize() {
+        environmentId("outbox");
+        bindDataSourceProvider((jakarta.inject.Provider<DataSource>) () -> dataSource);
+        bindTransactionFactoryType(JdbcTransactionFactory.class);
+        mapUnderscoreToCamelCase(true);
+        useCacheEnabled(false);
+        defaultStatementTimeout((int) Math.max(1, statementTimeout.toSeconds()));
+        bindConfigurationSetting(configuration -> {
+            configuration.setArgNameBasedConstructorAutoMapping(true);
+            configuration.setJdbcTypeForNull(JdbcType.NULL);
+            configuration.setLocalCacheScope(org.apache.ibatis.session.LocalCacheScope.STATEMENT);
+        });
+
+        addTypeHandlerClass(UuidTypeHandler.class);
+        addTypeHandlerClass(UuidArrayTypeHandler.class);
+        addTypeHandlerClass(LongArrayTypeHandler.class);
+        addTypeHandlerClass(StringArrayTypeHandler.class);
+
+        addMapperClass(OutboxMapper.class);
+        addMapperClass(OrderMapper.class);
+        addMapperClass(ProcessedMessageMapper.class);
+        addMapperClass(LedgerMapper.class);
+        extraMappers.forEach(this::addMapperClass);
+
+        // bound before MyBatisModule binds its transaction interceptor, so it wraps it
+        bindInterceptor(any(), annotatedWith(Transactional.class), new DataAccessTranslation());
+    }
+}

@@ -1,0 +1,26 @@
+package dev.outbox.persistence.ledger;
+
+import java.util.List;
+import java.util.UUID;
+import org.apache.ibatis.annotations.Insert;
+import org.apache.ibatis.annotations.Param;
+import org.apache.ibatis.annotations.Select;
+
+/** The sample ledger consumer's effect. */
+public interface LedgerMapper {
+
+    /**
+     * Books an entry unless one already exists for the same payment and entry type: the business
+     * key dedupes the effect even when two different messages ask for it.
+     *
+     * @return 1 when booked, 0 when the business key already had an entry
+     */
+    @Insert("INSERT INTO ledger_entries (id, order_id, payment_id, entry_type, amount, currency, message_id)"
+            + " VALUES (#{id}, #{orderId}, #{paymentId}, #{entryType}, #{amount}, #{currency}, #{messageId})"
+            + " ON CONFLICT ON CONSTRAINT ledger_entries_one_per_payment_and_type DO NOTHING")
+    int insertIfAbsent(LedgerEntry entry);
+
+    @Select("SELECT id, order_id, payment_id, entry_type, amount, currency, message_id, booked_at"
+            + " FROM ledger_entries WHERE order_id = #{orderId} ORDER BY booked_at, entry_type")
+    List<LedgerEntry> findByOrder(@Param("orderId") UUID orderId);
+}

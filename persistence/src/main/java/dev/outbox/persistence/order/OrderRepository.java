@@ -1,0 +1,77 @@
+package dev.outbox.persistence.order;
+
+import dev.outbox.domain.Money;
+import dev.outbox.domain.Order;
+import dev.outbox.domain.OrderLine;
+import dev.outbox.domain.OrderStatus;
+import dev.outbox.persistence.ConcurrencyConflictException;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+import java.util.ArrayList;
+import java.util.Currency;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Maps the {@link Order} aggregate to its two tables. It owns no transaction: it joins the
+ * caller's, which is the application service's {@code @Transactional} method.
+ */
+@Singleton
+public class OrderRepository {
+    private final OrderMapper mapper;
+
+    @Inject
+    public OrderRepository(OrderMapper mapper) {
+        this.mapper = mapper;
+    }
+
+    public void insert(Order order) {
+        mapper.insert(toRow(order));
+        List<OrderLineRow> lines = new ArrayList<>(order.lines().size());
+        for (int i = 0; i < order.lines().size(); i++) {
+            OrderLine l = order.lines().get(i);
+            lines.add(new OrderLineRow(order.id(), i + 1, l.sku(), l.quantity(), l.unitPrice().amount()));
+        }
+        mapper.insertLines(lines);
+    }
+
+    public Optional<Order> find(UUID id) {
+        return Optional.ofNullable(mapper.findById(id)).map(this::load);
+    }
+
+    /** Loads the order and locks its row for the rest of the transaction. */
+    public Optional<Order> findForUpdate(UUID id) {
+        return Optional.ofNullable(mapper.findByIdForUpdate(id)).map(this::load);
+    }
+
+    /**
+     * Stores a transition's new state.
+     *
+     * @throws ConcurrencyConflictException when the stored version moved on (cannot happen after
+     *     {@link #findForUpdate}, kept as a second line of defence)
+     */
+    public void update(Order next, long expectedVersion) {
+        if (mapper.update(toRow(next), expectedVersion) != 1) {
+            throw new ConcurrencyConflictException("order " + next.id() + " is no longer at version "
+                    + expectedVersion, null);
+        }
+    }
+
+    private Order load(OrderRow row) {
+        Currency currency = Currency.getInstance(row.currency());
+        List<OrderLine> lines = new ArrayList<>();
+        for (OrderLineRow l : mapper.findLines(row.id())) {
+            lines.add(new OrderLine(l.sku(), l.quantity(), Money.of(l.unitPrice(), currency)));
+        }
+        return Order.rehydrate(row.id(), row.customerId(), row.tenantId(), OrderStatus.valueOf(row.status()),
+                row.version(), currency, lines, Money.of(row.total(), currency), row.paymentId(), row.cancelReason(),
+                row.createdAt(), row.updatedAt());
+    }
+
+    private static OrderRow toRow(Order o) {
+        return new OrderRow(o.id(), o.customerId(), o.tenantId(), o.status().name(), o.version(),
+                o.currency().getCurrencyCode(), o.total().amount(), o.paymentId(), o.cancelReason(), o.createdAt(),
+                o.updatedAt());
+    }
+}

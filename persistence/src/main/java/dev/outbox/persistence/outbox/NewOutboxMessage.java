@@ -1,0 +1,37 @@
+package dev.outbox.persistence.outbox;
+
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * A row to insert into the outbox, inside the business transaction. {@code payload} is the
+ * exact JSON snapshot that will be published; build it with {@link OutboxMessages} so that it is
+ * validated against its contract before it can commit.
+ */
+public record NewOutboxMessage(
+        UUID id,
+        String aggregateType,
+        String aggregateId,
+        Long aggregateVersion,
+        String messageType,
+        int messageVersion,
+        String exchangeName,
+        String routingKey,
+        String payload,
+        String headers,
+        String correlationId,
+        String causationId,
+        String traceId,
+        String tenantId) {
+
+    public NewOutboxMessage {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(aggregateType, "aggregateType");
+        Objects.requireNonNull(aggregateId, "aggregateId");
+        Objects.requireNonNull(messageType, "messageType");
+        Objects.requireNonNull(exchangeName, "exchangeName");
+        Objects.requireNonNull(routingKey, "routingKey");
+        Objects.requireNonNull(payload, "payload");
+        Objects.requireNonNull(headers, "headers");
+    }
+}

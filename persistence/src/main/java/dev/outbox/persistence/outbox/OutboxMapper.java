@@ -1,0 +1,64 @@
+package dev.outbox.persistence.outbox;
+
+import java.util.List;
+import java.util.UUID;
+import org.apache.ibatis.annotations.Param;
+
+/**
+ * The outbox's SQL (in {@code OutboxMapper.xml}). Writes are called by an application service
+ * inside its business transaction ({@link #insert}); the relay's statements are each one round
+ * trip for a whole batch, and every state change of a leased row is fenced by
+ * {@code status = 'IN_PROGRESS' AND locked_by = relay AND lease_token = token}. Fenced statements
+ * return the ids they changed, so a caller can tell exactly which leases were lost.
+ *
+ * <p>Never annotate a mapper with {@code @Transactional}: the caller owns the transaction
+ * ({@link OutboxStore} for the relay, the application service for business writes).
+ */
+public interface OutboxMapper {
+
+    int insert(NewOutboxMessage message);
+
+    /**
+     * Leases up to {@code limit} due rows in one statement: {@code UPDATE ... WHERE id IN (SELECT
+     * ... FOR UPDATE SKIP LOCKED LIMIT n) RETURNING *}. Rows locked by a concurrent claim are
+     * skipped, never waited for, so relays never get the same row.
+     */
+    List<OutboxRecord> claimPending(@Param("relayId") String relayId, @Param("limit") int limit);
+
+    /** Confirmed rows become {@code PUBLISHED}. */
+    List<UUID> markPublished(@Param("relayId") String relayId, @Param("ids") UUID[] ids,
+            @Param("tokens") Long[] tokens);
+
+    /** Failed rows become {@code RETRYABLE_FAILED}, due again after their own delay. */
+    List<UUID> markRetryableFailed(@Param("relayId") String relayId, @Param("ids") UUID[] ids,
+            @Param("tokens") Long[] tokens, @Param("codes") String[] codes, @Param("messages") String[] messages,
+            @Param("delaysMillis") Long[] delaysMillis);
+
+    /** Permanently failed rows become {@code PARKED} until an operator acts. */
+    List<UUID> markParked(@Param("relayId") String relayId, @Param("ids") UUID[] ids,
+            @Param("tokens") Long[] tokens, @Param("codes") String[] codes, @Param("messages") String[] messages);
+
+    /**
+     * Gives rows back without counting the attempt (they were never sent, or the relay is
+     * shutting down): due now, {@code attempt_count - 1}.
+     */
+    List<UUID> releaseUnsent(@Param("relayId") String relayId, @Param("ids") UUID[] ids,
+            @Param("tokens") Long[] tokens);
+
+    /**
+     * Returns rows whose lease is older than {@code leaseMillis} to retry with
+     * {@code STALE_LOCK}, or parks them once they have used {@code maxAttempts}: a row that
+     * keeps killing its relay must not loop forever.
+     */
+    List<StaleLease> releaseStaleLocks(@Param("leaseMillis") long leaseMillis, @Param("maxAttempts") int maxAttempts,
+            @Param("limit") int limit);
+
+    OutboxRecord findById(@Param("id") UUID id);
+
+    List<OutboxRecord> findByAggregate(@Param("aggregateType") String aggregateType,
+            @Param("aggregateId") String aggregateId);
+
+    /** A stale lease that was released: which row, who held it, and what it became. */
+    record StaleLease(UUID id, String lockedBy, OutboxStatus status) {
+    }
+}

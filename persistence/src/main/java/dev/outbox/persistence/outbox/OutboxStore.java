@@ -1,0 +1,103 @@
+package dev.outbox.persistence.outbox;
+
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import org.mybatis.guice.transactional.Transactional;
+
+/**
+ * The relay's side of the outbox: each method is one short transaction of its own, committed
+ * before the caller talks to the broker (CONVENTIONS 4: never hold a transaction across a broker
+ * round trip). {@code force = true} because the statements are {@code UPDATE ... RETURNING},
+ * which MyBatis runs as selects and would otherwise not commit.
+ */
+@Singleton
+public class OutboxStore {
+    private final OutboxMapper mapper;
+
+    @Inject
+    public OutboxStore(OutboxMapper mapper) {
+        this.mapper = mapper;
+    }
+
+    /** Leases up to {@code limit} due rows for {@code relayId}, in due order. */
+    @Transactional(force = true)
+    public List<OutboxRecord> claim(String relayId, int limit) {
+        List<OutboxRecord> rows = new ArrayList<>(mapper.claimPending(relayId, limit));
+        // RETURNING does not keep the subquery's order; publish in due order, versions ascending
+        rows.sort(java.util.Comparator.comparing(OutboxRecord::nextAttemptAt)
+                .thenComparing(OutboxRecord::createdAt)
+                .thenComparing(r -> r.aggregateVersion() == null ? Long.MAX_VALUE : r.aggregateVersion()));
+        return rows;
+    }
+
+    /** @return the ids that were still leased to this relay and are now {@code PUBLISHED} */
+    @Transactional(force = true)
+    public Set<UUID> markPublished(String relayId, Collection<Lease> leases) {
+        if (leases.isEmpty()) {
+            return Set.of();
+        }
+        return new HashSet<>(mapper.markPublished(relayId, ids(leases), tokens(leases)));
+    }
+
+    /**
+     * Records failed attempts, retryable and parked alike, in one transaction.
+     *
+     * @return the ids that were still leased to this relay and now carry the failure
+     */
+    @Transactional(force = true)
+    public Set<UUID> recordFailures(String relayId, Collection<Failure> failures) {
+        List<Failure> retry = failures.stream().filter(f -> !f.park()).toList();
+        List<Failure> park = failures.stream().filter(Failure::park).toList();
+        Set<UUID> changed = new HashSet<>();
+        if (!retry.isEmpty()) {
+            changed.addAll(mapper.markRetryableFailed(relayId, ids(retry.stream().map(Failure::lease).toList()),
+                    tokens(retry.stream().map(Failure::lease).toList()),
+                    retry.stream().map(f -> f.code().name()).toArray(String[]::new),
+                    retry.stream().map(Failure::message).toArray(String[]::new),
+                    retry.stream().map(f -> f.delay().toMillis()).toArray(Long[]::new)));
+        }
+        if (!park.isEmpty()) {
+            changed.addAll(mapper.markParked(relayId, ids(park.stream().map(Failure::lease).toList()),
+                    tokens(park.stream().map(Failure::lease).toList()),
+                    park.stream().map(f -> f.code().name()).toArray(String[]::new),
+                    park.stream().map(Failure::message).toArray(String[]::new)));
+        }
+        return changed;
+    }
+
+    /** Gives leased rows back, due now, without counting the attempt. */
+    @Transactional(force = true)
+    public Set<UUID> release(String relayId, Collection<Lease> leases) {
+        if (leases.isEmpty()) {
+            return Set.of();
+        }
+        return new HashSet<>(mapper.releaseUnsent(relayId, ids(leases), tokens(leases)));
+    }
+
+    /** Recovers rows whose relay has held them longer than {@code lease}. */
+    @Transactional(force = true)
+    public List<OutboxMapper.StaleLease> releaseStaleLocks(Duration lease, int maxAttempts, int limit) {
+        return mapper.releaseStaleLocks(lease.toMillis(), maxAttempts, limit);
+    }
+
+    @Transactional
+    public Optional<OutboxRecord> find(UUID id) {
+        return Optional.ofNullable(mapper.findById(id));
+    }
+
+    private static UUID[] ids(Collection<Lease> leases) {
+        return leases.stream().map(Lease::id).toArray(UUID[]::new);
+    }
+
+    private static Long[] tokens(Collection<Lease> leases) {
+        return leases.stream().map(Lease::token).toArray(Long[]::new);
+    }
+}
