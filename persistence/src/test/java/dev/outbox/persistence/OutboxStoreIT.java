@@ -204,11 +204,23 @@ class OutboxStoreIT {
     void releaseGivesRowsBackDueNowWithoutCountingTheAttempt() {
         UUID id = insertRow("PENDING", "0 seconds");
         Lease lease = store.claim("relay-a", 10).get(0).lease();
-        assertEquals(Set.of(id), store.release("relay-a", List.of(lease)));
+        assertEquals(Set.of(id), store.release("relay-a", List.of(lease), null, null));
         OutboxRecord r = store.find(id).orElseThrow();
         assertEquals(OutboxStatus.PENDING, r.status());
         assertEquals(0, r.attemptCount());
         assertEquals(1, store.claim("relay-b", 10).size());
+    }
+
+    @Test
+    void releaseCanRecordWhyTheRowWasNotSent() {
+        UUID id = insertRow("PENDING", "0 seconds");
+        Lease lease = store.claim("relay-a", 10).get(0).lease();
+        store.release("relay-a", List.of(lease), ErrorCode.BROKER_UNAVAILABLE, "connection refused");
+        OutboxRecord r = store.find(id).orElseThrow();
+        assertEquals(OutboxStatus.PENDING, r.status(), "never attempted, so still pending");
+        assertEquals(0, r.attemptCount());
+        assertEquals(ErrorCode.BROKER_UNAVAILABLE, r.lastErrorCode());
+        assertEquals("connection refused", r.lastErrorMessage());
     }
 
     @Test

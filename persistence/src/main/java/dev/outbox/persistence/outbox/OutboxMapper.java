@@ -40,10 +40,11 @@ public interface OutboxMapper {
 
     /**
      * Gives rows back without counting the attempt (they were never sent, or the relay is
-     * shutting down): due now, {@code attempt_count - 1}.
+     * shutting down): due now, {@code attempt_count - 1}. A non-null {@code code} is recorded as
+     * the reason (for example {@code BROKER_UNAVAILABLE}); null keeps the previous error.
      */
     List<UUID> releaseUnsent(@Param("relayId") String relayId, @Param("ids") UUID[] ids,
-            @Param("tokens") Long[] tokens);
+            @Param("tokens") Long[] tokens, @Param("code") String code, @Param("message") String message);
 
     /**
      * Returns rows whose lease is older than {@code leaseMillis} to retry with

@@ -73,13 +73,18 @@ public class OutboxStore {
         return changed;
     }
 
-    /** Gives leased rows back, due now, without counting the attempt. */
+    /**
+     * Gives leased rows back, due now, without counting the attempt.
+     *
+     * @param reason why they were not sent, recorded as the last error; null keeps the previous one
+     */
     @Transactional(force = true)
-    public Set<UUID> release(String relayId, Collection<Lease> leases) {
+    public Set<UUID> release(String relayId, Collection<Lease> leases, ErrorCode reason, String detail) {
         if (leases.isEmpty()) {
             return Set.of();
         }
-        return new HashSet<>(mapper.releaseUnsent(relayId, ids(leases), tokens(leases)));
+        return new HashSet<>(mapper.releaseUnsent(relayId, ids(leases), tokens(leases),
+                reason == null ? null : reason.name(), detail));
     }
 
     /** Recovers rows whose relay has held them longer than {@code lease}. */

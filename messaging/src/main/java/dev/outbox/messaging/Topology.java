@@ -1,0 +1,47 @@
+package dev.outbox.messaging;
+
+import com.rabbitmq.client.Channel;
+import dev.outbox.domain.event.EventType;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The broker topology as code. Every declaration is idempotent, so the relay and each consumer
+ * declare it at start-up and a fresh broker needs no manual set-up. The relay publishes with
+ * {@code mandatory}, so a routing key with no binding is parked as {@code UNROUTABLE}: the
+ * bindings here must cover every event type of the catalogue, which {@code TopologyTest}
+ * checks.
+ */
+public final class Topology {
+    /** The durable topic exchange all order events go to. */
+    public static final String ORDERS_EXCHANGE = EventType.ORDERS_EXCHANGE;
+
+    /** The sample ledger consumer's queue: every order event, so it can apply them in aggregate order. */
+    public static final String LEDGER_QUEUE = "ledger.order-events";
+
+    /** A durable queue and the routing keys bound to it on {@link #ORDERS_EXCHANGE}. */
+    public record QueueSpec(String name, List<String> routingKeys) {
+    }
+
+    /** The consumer queues this service's topology creates. */
+    public static List<QueueSpec> queues() {
+        return List.of(new QueueSpec(LEDGER_QUEUE,
+                Arrays.stream(EventType.values()).map(EventType::routingKey).toList()));
+    }
+
+    private Topology() {
+    }
+
+    /** Declares the exchange, the queues and their bindings. */
+    public static void declare(Channel channel) throws IOException {
+        channel.exchangeDeclare(ORDERS_EXCHANGE, "topic", true, false, Map.of());
+        for (QueueSpec q : queues()) {
+            channel.queueDeclare(q.name(), true, false, false, Map.of());
+            for (String key : q.routingKeys()) {
+                channel.queueBind(q.name(), ORDERS_EXCHANGE, key);
+            }
+        }
+    }
+}

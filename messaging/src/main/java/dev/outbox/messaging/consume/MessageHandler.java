@@ -1,0 +1,16 @@
+package dev.outbox.messaging.consume;
+
+/**
+ * A consumer's effect. It runs inside the transaction that also records the message as
+ * processed, so it must only write through MyBatis mappers (which join that transaction) and
+ * must not call anything outside the database: see the README's "non-transactional side
+ * effects" for how to do that safely.
+ */
+@FunctionalInterface
+public interface MessageHandler {
+    /**
+     * Applies the message. Throwing rolls back everything, including the dedupe record, and the
+     * message is delivered again.
+     */
+    void apply(InboundMessage message) throws Exception;
+}

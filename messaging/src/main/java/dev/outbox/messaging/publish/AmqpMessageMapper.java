@@ -1,0 +1,111 @@
+package dev.outbox.messaging.publish;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.rabbitmq.client.AMQP;
+import dev.outbox.domain.event.MessageContract;
+import dev.outbox.persistence.json.Json;
+import dev.outbox.persistence.outbox.OutboxRecord;
+import java.nio.charset.StandardCharsets;
+import java.util.Date;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The AMQP message mapping of the contract: {@code messageId} is the outbox row id (the same on
+ * every retry and replay), persistent, JSON, the message type as {@code type}, and the
+ * identifying headers. The body is the stored payload snapshot byte for byte, never
+ * re-serialised. A row whose payload is not JSON or breaks its contract is refused here, before
+ * anything is sent.
+ */
+public final class AmqpMessageMapper {
+    public static final String CONTENT_TYPE = "application/json";
+
+    /** Headers the contract owns; a row's own {@code headers} JSON cannot override them. */
+    static final Set<String> CONTRACT_HEADERS = Set.of("message_type", "message_version", "aggregate_type",
+            "aggregate_id", "aggregate_version", "tenant_id", "causation_id", "traceparent");
+
+    private AmqpMessageMapper() {
+    }
+
+    /** The result of mapping a row: a message, or why the row can never be published. */
+    public sealed interface Mapped permits Ready, Invalid {
+    }
+
+    public record Ready(OutboundMessage message) implements Mapped {
+    }
+
+    public record Invalid(String reason) implements Mapped {
+    }
+
+    public static Mapped map(OutboxRecord row) {
+        Object payload;
+        try {
+            payload = Json.parseTree(row.payload());
+        } catch (JsonProcessingException e) {
+            return new Invalid("payload is not valid JSON: " + e.getOriginalMessage());
+        }
+        List<String> violations = MessageContract.violations(row.messageType(), row.messageVersion(),
+                row.aggregateId(), payload);
+        if (!violations.isEmpty()) {
+            return new Invalid("payload breaks the " + row.messageType() + " v" + row.messageVersion()
+                    + " contract: " + String.join("; ", violations));
+        }
+        Map<String, Object> extra;
+        try {
+            Object parsed = Json.parseTree(row.headers() == null ? "{}" : row.headers());
+            if (!(parsed instanceof Map<?, ?> m)) {
+                return new Invalid("headers must be a JSON object");
+            }
+            extra = new LinkedHashMap<>();
+            for (Map.Entry<?, ?> e : m.entrySet()) {
+                Object v = e.getValue();
+                if (v instanceof String || v instanceof Number || v instanceof Boolean) {
+                    extra.put(String.valueOf(e.getKey()), v instanceof java.math.BigDecimal bd ? bd.toString() : v);
+                } else if (v != null) {
+                    return new Invalid("header " + e.getKey() + " must be a string, number or boolean");
+                }
+            }
+        } catch (JsonProcessingException e) {
+            return new Invalid("headers are not valid JSON: " + e.getOriginalMessage());
+        }
+
+        Map<String, Object> headers = new LinkedHashMap<>();
+        extra.forEach((k, v) -> {
+            if (!CONTRACT_HEADERS.contains(k)) {
+                headers.put(k, v);
+            }
+        });
+        headers.put("message_type", row.messageType());
+        headers.put("message_version", row.messageVersion());
+        headers.put("aggregate_type", row.aggregateType());
+        headers.put("aggregate_id", row.aggregateId());
+        if (row.aggregateVersion() != null) {
+            headers.put("aggregate_version", row.aggregateVersion());
+        }
+        if (row.tenantId() != null) {
+            headers.put("tenant_id", row.tenantId());
+        }
+        if (row.causationId() != null) {
+            headers.put("causation_id", row.causationId());
+        }
+        Object traceparent = extra.get("traceparent");
+        if (traceparent instanceof String tp && dev.outbox.persistence.outbox.MessageContext.isValidTraceparent(tp)) {
+            headers.put("traceparent", tp);
+        }
+
+        AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
+                .messageId(row.id().toString())
+                .deliveryMode(2)
+                .contentType(CONTENT_TYPE)
+                .contentEncoding("utf-8")
+                .type(row.messageType())
+                .correlationId(row.correlationId())
+                .timestamp(Date.from(row.createdAt()))
+                .headers(headers)
+                .build();
+        return new Ready(new OutboundMessage(row.exchangeName(), row.routingKey(), props,
+                row.payload().getBytes(StandardCharsets.UTF_8)));
+    }
+}

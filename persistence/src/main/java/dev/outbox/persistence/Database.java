@@ -1,0 +1,63 @@
+package dev.outbox.persistence;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.migrations.DatabaseMigrations;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A process's database: the pool, a bounded wait for PostgreSQL at start-up, the migrations,
+ * and the Guice module for MyBatis. Closing it closes the pool.
+ */
+public final class Database implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Database.class);
+
+    private final DatabaseConfig config;
+    private final HikariDataSource dataSource;
+
+    private Database(DatabaseConfig config, HikariDataSource dataSource) {
+        this.config = config;
+        this.dataSource = dataSource;
+    }
+
+    /**
+     * Opens the pool and waits up to {@link DatabaseConfig#startupWait()} for the database.
+     *
+     * @throws DatabaseUnavailableException when it never answered: a configured URL that does
+     *     not work is a start-up error, never a reason to fall back to anything else
+     */
+    public static Database start(DatabaseConfig config, boolean migrate) {
+        HikariDataSource ds = DataSources.create(config);
+        try {
+            DataSources.awaitAvailable(ds, config.startupWait());
+            if (migrate) {
+                var result = DatabaseMigrations.migrate(ds);
+                LOG.info("database {} at schema version {} ({} migration(s) applied now)", config.url(),
+                        result.targetSchemaVersion == null ? "current" : result.targetSchemaVersion,
+                        result.migrationsExecuted);
+            }
+            return new Database(config, ds);
+        } catch (RuntimeException e) {
+            ds.close();
+            throw e;
+        }
+    }
+
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    public DatabaseConfig config() {
+        return config;
+    }
+
+    public PersistenceModule module(Class<?>... extraMappers) {
+        return new PersistenceModule(dataSource, config.statementTimeout(), extraMappers);
+    }
+
+    @Override
+    public void close() {
+        dataSource.close();
+    }
+}

@@ -1,0 +1,167 @@
+package dev.outbox.relay;
+
+import dev.outbox.messaging.BrokerSession;
+import dev.outbox.persistence.DataAccessException;
+import dev.outbox.persistence.outbox.OutboxMapper;
+import dev.outbox.persistence.outbox.OutboxRecord;
+import dev.outbox.persistence.outbox.OutboxStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The relay: the only code that publishes domain events. It runs {@link RelayConfig#publishers()}
+ * {@link PublishLane}s that claim and publish, one {@link OutcomeRecorder} that writes fenced
+ * marks in batches, and a timer that fails overdue confirms and recovers stale leases.
+ *
+ * <p>{@link #stop()} is the graceful shutdown: stop claiming, give back rows not yet sent, wait
+ * up to the shutdown timeout for in-flight confirms, record what was confirmed, give back the
+ * rest without counting an attempt, then close the channels. The broker session and the
+ * database belong to the caller.
+ */
+public final class OutboxRelay {
+    private static final Logger LOG = LoggerFactory.getLogger(OutboxRelay.class);
+
+    private final RelayConfig config;
+    private final OutboxStore store;
+    private final BrokerSession session;
+    private final RelayStats stats;
+    private final BackoffPolicy backoff;
+    private final Wakeup wakeup = new Wakeup();
+    private final OutcomeRecorder recorder;
+    private final List<PublishLane> lanes = new ArrayList<>();
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "relay-timer");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile boolean started;
+
+    public OutboxRelay(RelayConfig config, OutboxStore store, BrokerSession session, RelayStats stats) {
+        this.config = config;
+        this.store = store;
+        this.session = session;
+        this.stats = stats;
+        this.backoff = new BackoffPolicy(config.backoff());
+        this.recorder = new OutcomeRecorder(config.relayId(), store, stats, config.markBatchSize(),
+                config.holdMarksForFaultInjection());
+        for (int i = 0; i < config.publishers(); i++) {
+            lanes.add(new PublishLane(i, config, store, session, recorder, backoff, stats, wakeup));
+        }
+    }
+
+    public synchronized void start() {
+        if (started) {
+            throw new IllegalStateException("already started");
+        }
+        started = true;
+        recorder.start();
+        lanes.forEach(PublishLane::start);
+        long sweep = Math.max(10, Math.min(100, config.confirmTimeout().toMillis() / 10));
+        timer.scheduleWithFixedDelay(this::expireOverdue, sweep, sweep, TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(this::recoverStaleLeases, 0, config.staleCheckInterval().toMillis(),
+                TimeUnit.MILLISECONDS);
+        LOG.info("relay {} started: {} publisher(s), batch {}, confirm window {}, poll {} ms, confirm timeout {} ms,"
+                        + " lease {} s, {} attempts", config.relayId(), config.publishers(), config.batchSize(),
+                config.confirmWindow(), config.pollInterval().toMillis(), config.confirmTimeout().toMillis(),
+                config.lease().toSeconds(), backoff.maxAttempts());
+    }
+
+    /** Wakes idle publishers now instead of at the end of their poll interval. */
+    public void wakeUp() {
+        wakeup.signal();
+    }
+
+    public RelayStats stats() {
+        return stats;
+    }
+
+    public RelayConfig config() {
+        return config;
+    }
+
+    /** Rows this relay has sent and not yet seen settled. */
+    public int inFlight() {
+        return lanes.stream().mapToInt(PublishLane::inFlight).sum();
+    }
+
+    private void expireOverdue() {
+        try {
+            int expired = 0;
+            for (PublishLane lane : lanes) {
+                expired += lane.expireOverdue();
+            }
+            if (expired > 0) {
+                // a connection that leaves confirms unanswered this long cannot be trusted with more
+                session.recycle(expired + " message(s) had no confirm within " + config.confirmTimeout().toMillis()
+                        + " ms");
+            }
+        } catch (RuntimeException e) {
+            LOG.error("confirm-timeout sweep failed", e);
+        }
+    }
+
+    private void recoverStaleLeases() {
+        try {
+            List<OutboxMapper.StaleLease> released = store.releaseStaleLocks(config.lease(), backoff.maxAttempts(),
+                    1_000);
+            for (OutboxMapper.StaleLease s : released) {
+                stats.staleLeasesRecovered.increment();
+                LOG.warn("recovered stale lease: message_id={} held by {} for over {} s is now {} (STALE_LOCK)",
+                        s.id(), s.lockedBy(), config.lease().toSeconds(), s.status());
+            }
+        } catch (DataAccessException e) {
+            LOG.warn("stale-lease recovery skipped: {}", e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.error("stale-lease recovery failed", e);
+        }
+    }
+
+    /** Graceful stop within {@link RelayConfig#shutdownTimeout()} (plus the time to write marks). */
+    public synchronized void stop() {
+        if (!started) {
+            return;
+        }
+        started = false;
+        long deadline = System.nanoTime() + config.shutdownTimeout().toNanos();
+        try {
+            lanes.forEach(PublishLane::requestStop);
+            wakeup.signal();
+            for (PublishLane lane : lanes) {
+                if (!lane.awaitExit(remaining(deadline).plusSeconds(1))) {
+                    LOG.warn("publisher did not stop in time; it may be blocked writing to the broker");
+                }
+            }
+            boolean settled = true;
+            for (PublishLane lane : lanes) {
+                settled &= lane.awaitSettled(remaining(deadline));
+            }
+            timer.shutdownNow();
+            int unknown = 0;
+            for (PublishLane lane : lanes) {
+                for (OutboxRecord row : lane.abandon()) {
+                    recorder.add(new OutcomeRecorder.Released(row, null, null));
+                    unknown++;
+                }
+            }
+            if (!settled || unknown > 0) {
+                LOG.warn("{} message(s) unconfirmed at shutdown are given back without counting the attempt; they"
+                        + " may be published again (consumers deduplicate on messageId)", unknown);
+            }
+            recorder.stopAndFlush(Duration.ofSeconds(30));
+            LOG.info("relay {} stopped: {}", config.relayId(), stats);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            LOG.warn("interrupted while stopping; unrecorded rows will be recovered as stale leases");
+        }
+    }
+
+    private static Duration remaining(long deadlineNanos) {
+        return Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
+    }
+}

@@ -1,0 +1,286 @@
+package dev.outbox.relay;
+
+import com.rabbitmq.client.Connection;
+import dev.outbox.messaging.BrokerSession;
+import dev.outbox.messaging.ExponentialBackoff;
+import dev.outbox.messaging.publish.AmqpMessageMapper;
+import dev.outbox.messaging.publish.ConfirmPublisher;
+import dev.outbox.messaging.publish.PublishListener;
+import dev.outbox.persistence.DataAccessException;
+import dev.outbox.persistence.outbox.ErrorCode;
+import dev.outbox.persistence.outbox.Failure;
+import dev.outbox.persistence.outbox.OutboxRecord;
+import dev.outbox.persistence.outbox.OutboxStore;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One publishing thread with its own confirm channel: claim a batch no larger than the free
+ * confirm window, publish it without waiting, claim again. Confirms settle on the connection's
+ * thread and go to the {@link OutcomeRecorder}; this thread never waits for a confirm, and never
+ * holds a database transaction while it talks to the broker.
+ */
+final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
+    private static final Logger LOG = LoggerFactory.getLogger(PublishLane.class);
+
+    /** A message in flight when its channel was closed with a destination error. */
+    private record Suspect(OutboxRecord row, ErrorCode code, String detail) {
+    }
+
+    private final int index;
+    private final RelayConfig config;
+    private final OutboxStore store;
+    private final BrokerSession session;
+    private final OutcomeRecorder recorder;
+    private final BackoffPolicy backoff;
+    private final RelayStats stats;
+    private final Wakeup wakeup;
+    private final ConcurrentLinkedQueue<Suspect> suspects = new ConcurrentLinkedQueue<>();
+    private final ExponentialBackoff dbBackoff = new ExponentialBackoff(Duration.ofMillis(200), Duration.ofSeconds(5));
+    private volatile ConfirmPublisher<OutboxRecord> publisher;
+    private volatile Connection publisherConnection;
+    private volatile boolean stopping;
+    private Thread thread;
+
+    PublishLane(int index, RelayConfig config, OutboxStore store, BrokerSession session, OutcomeRecorder recorder,
+            BackoffPolicy backoff, RelayStats stats, Wakeup wakeup) {
+        this.index = index;
+        this.config = config;
+        this.store = store;
+        this.session = session;
+        this.recorder = recorder;
+        this.backoff = backoff;
+        this.stats = stats;
+        this.wakeup = wakeup;
+    }
+
+    void start() {
+        thread = new Thread(this, "relay-publisher-" + index);
+        thread.start();
+    }
+
+    @Override
+    public void run() {
+        int dbFailures = 0;
+        while (!stopping) {
+            long generation = wakeup.generation();
+            try {
+                if (!suspects.isEmpty()) {
+                    if (!isolateSuspects()) {
+                        session.awaitAvailable(Duration.ofSeconds(1));
+                    }
+                    continue;
+                }
+                Connection connection = session.connection();
+                if (connection == null) {
+                    // breaker open: claim nothing, burn no attempts
+                    session.awaitAvailable(Duration.ofSeconds(1));
+                    continue;
+                }
+                ConfirmPublisher<OutboxRecord> p = publisherOn(connection);
+                int free = p.availableSlots();
+                if (free == 0) {
+                    if (p.acquireSlot(config.pollInterval())) {
+                        p.releaseSlot();
+                    }
+                    continue;
+                }
+                List<OutboxRecord> rows = store.claim(config.relayId(), Math.min(config.batchSize(), free));
+                if (dbFailures > 0) {
+                    LOG.info("database reachable again after {} failed attempt(s)", dbFailures);
+                    dbFailures = 0;
+                }
+                if (rows.isEmpty()) {
+                    wakeup.await(config.pollInterval(), generation);
+                    continue;
+                }
+                stats.claims.increment();
+                stats.claimed.add(rows.size());
+                publishAll(p, rows);
+            } catch (DataAccessException e) {
+                Duration wait = dbBackoff.delay(dbFailures);
+                if (dbFailures == 0 || Integer.bitCount(dbFailures) == 1) {
+                    LOG.warn("cannot claim from the outbox ({}); attempt {} failed, retrying in {} ms", e.getMessage(),
+                            dbFailures + 1, wait.toMillis());
+                }
+                dbFailures++;
+                pause(wait);
+            } catch (IOException e) {
+                LOG.warn("cannot open a publisher channel ({}); retrying", e.getMessage());
+                pause(Duration.ofMillis(500));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                // a relay never dies of a surprise: log it loudly, wait, go on
+                LOG.error("unexpected failure in publisher {}; continuing", index, e);
+                pause(Duration.ofSeconds(1));
+            }
+        }
+    }
+
+    private ConfirmPublisher<OutboxRecord> publisherOn(Connection connection) throws IOException {
+        ConfirmPublisher<OutboxRecord> p = publisher;
+        if (p != null && p.isOpen() && publisherConnection == connection) {
+            return p;
+        }
+        if (p != null) {
+            p.close();
+        }
+        p = ConfirmPublisher.open(connection, config.confirmWindow(), this);
+        publisher = p;
+        publisherConnection = connection;
+        return p;
+    }
+
+    private void publishAll(ConfirmPublisher<OutboxRecord> p, List<OutboxRecord> rows) throws InterruptedException {
+        for (int i = 0; i < rows.size(); i++) {
+            OutboxRecord row = rows.get(i);
+            if (stopping) {
+                releaseFrom(rows, i, null, "relay stopping before this row was sent");
+                return;
+            }
+            AmqpMessageMapper.Mapped mapped = AmqpMessageMapper.map(row);
+            if (mapped instanceof AmqpMessageMapper.Invalid invalid) {
+                failed(row, ErrorCode.PAYLOAD_INVALID, invalid.reason());
+                continue;
+            }
+            if (!p.acquireSlot(config.confirmTimeout())) {
+                releaseFrom(rows, i, ErrorCode.CONFIRM_TIMEOUT, "confirm window stayed full; not sent");
+                return;
+            }
+            try {
+                p.publish(((AmqpMessageMapper.Ready) mapped).message(), row);
+            } catch (IOException e) {
+                // the channel or connection is gone: this row and the rest were never handed over
+                releaseFrom(rows, i, ErrorCode.BROKER_UNAVAILABLE, "not sent: " + e.getMessage());
+                return;
+            }
+        }
+    }
+
+    private void releaseFrom(List<OutboxRecord> rows, int from, ErrorCode reason, String detail) {
+        for (int i = from; i < rows.size(); i++) {
+            recorder.add(new OutcomeRecorder.Released(rows.get(i), reason, detail));
+        }
+    }
+
+    /**
+     * Publishes each suspect alone on a fresh channel to learn which one the broker objected to.
+     *
+     * @return false when the broker is unavailable and the suspects must wait
+     */
+    private boolean isolateSuspects() {
+        Connection connection = session.connection();
+        if (connection == null) {
+            return false;
+        }
+        int n = 0;
+        Suspect s;
+        while ((s = suspects.poll()) != null) {
+            n++;
+            AmqpMessageMapper.Mapped mapped = AmqpMessageMapper.map(s.row());
+            if (!(mapped instanceof AmqpMessageMapper.Ready ready)) {
+                failed(s.row(), ErrorCode.PAYLOAD_INVALID, ((AmqpMessageMapper.Invalid) mapped).reason());
+                continue;
+            }
+            ConfirmPublisher.SoloOutcome outcome = ConfirmPublisher.publishAlone(connection, ready.message(),
+                    config.confirmTimeout());
+            if (outcome.confirmed()) {
+                confirmed(s.row(), 0);
+            } else {
+                failed(s.row(), outcome.failure(), outcome.detail());
+            }
+        }
+        LOG.info("published {} suspect message(s) one by one after a channel error", n);
+        return true;
+    }
+
+    @Override
+    public void confirmed(OutboxRecord row, long confirmNanos) {
+        stats.confirmed(confirmNanos);
+        recorder.add(new OutcomeRecorder.Published(row, confirmNanos));
+    }
+
+    @Override
+    public void failed(OutboxRecord row, ErrorCode code, String detail) {
+        stats.failed(code);
+        recorder.add(new OutcomeRecorder.Failed(row, decide(row, code, detail)));
+    }
+
+    @Override
+    public void suspect(OutboxRecord row, ErrorCode code, String detail) {
+        suspects.add(new Suspect(row, code, detail));
+        wakeup.signal();
+    }
+
+    /** Park permanent failures at once; retry the others on the backoff schedule until it is spent. */
+    Failure decide(OutboxRecord row, ErrorCode code, String detail) {
+        if (!code.retryable()) {
+            return Failure.park(row.lease(), code, detail);
+        }
+        BackoffPolicy.Decision d = backoff.afterFailure(Math.max(1, row.attemptCount()));
+        if (d instanceof BackoffPolicy.Retry retry) {
+            return Failure.retry(row.lease(), code, detail, retry.delay());
+        }
+        return Failure.park(row.lease(), code, detail + " (all " + backoff.maxAttempts() + " attempts failed)");
+    }
+
+    /** Fails overdue messages; returns how many. Called by the relay's timer. */
+    int expireOverdue() {
+        ConfirmPublisher<OutboxRecord> p = publisher;
+        return p == null ? 0 : p.expire(config.confirmTimeout());
+    }
+
+    int inFlight() {
+        ConfirmPublisher<OutboxRecord> p = publisher;
+        return p == null ? 0 : p.inFlightCount();
+    }
+
+    void requestStop() {
+        stopping = true;
+    }
+
+    boolean awaitExit(Duration timeout) throws InterruptedException {
+        Thread t = thread;
+        if (t == null) {
+            return true;
+        }
+        t.join(Math.max(1, timeout.toMillis()));
+        return !t.isAlive();
+    }
+
+    boolean awaitSettled(Duration timeout) throws InterruptedException {
+        ConfirmPublisher<OutboxRecord> p = publisher;
+        return p == null || p.awaitSettled(timeout);
+    }
+
+    /** Hands back every row whose outcome is still unknown, and closes the channel. */
+    List<OutboxRecord> abandon() {
+        List<OutboxRecord> rows = new ArrayList<>();
+        ConfirmPublisher<OutboxRecord> p = publisher;
+        if (p != null) {
+            p.abandon().forEach(f -> rows.add(f.tag()));
+            p.close();
+        }
+        Suspect s;
+        while ((s = suspects.poll()) != null) {
+            rows.add(s.row());
+        }
+        return rows;
+    }
+
+    private void pause(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stopping = true;
+        }
+    }
+}

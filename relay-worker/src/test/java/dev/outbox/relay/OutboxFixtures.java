@@ -1,0 +1,100 @@
+package dev.outbox.relay;
+
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.domain.Money;
+import dev.outbox.domain.Order;
+import dev.outbox.domain.OrderLine;
+import dev.outbox.domain.event.DomainEvent;
+import dev.outbox.persistence.DataSources;
+import dev.outbox.persistence.DatabaseConfig;
+import dev.outbox.persistence.PersistenceModule;
+import dev.outbox.persistence.outbox.MessageContext;
+import dev.outbox.persistence.outbox.NewOutboxMessage;
+import dev.outbox.persistence.outbox.OutboxMapper;
+import dev.outbox.persistence.outbox.OutboxMessages;
+import dev.outbox.persistence.outbox.OutboxStore;
+import dev.outbox.testkit.TestBroker;
+import dev.outbox.testkit.TestDatabase;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Currency;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/** Writes outbox rows the way the application does (domain event -> contract-checked snapshot). */
+final class OutboxFixtures implements AutoCloseable {
+    static final Currency EUR = Currency.getInstance("EUR");
+
+    final TestDatabase db = TestDatabase.get();
+    final TestBroker broker = TestBroker.get();
+    private final HikariDataSource pool;
+    final Injector injector;
+
+    OutboxFixtures() {
+        pool = DataSources.create(DatabaseConfig.of(db.url(), db.user(), db.password(), "relay-it-fixtures")
+                .withPoolSize(4));
+        injector = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(30)));
+    }
+
+    OutboxStore store() {
+        return injector.getInstance(OutboxStore.class);
+    }
+
+    /** The environment for a relay or consumer under test, plus overrides. */
+    Map<String, String> env(String... keyValues) {
+        Map<String, String> env = new HashMap<>();
+        env.putAll(db.env());
+        env.putAll(broker.env());
+        env.put("OUTBOX_RELAY_POLL_INTERVAL", "20ms");
+        for (int i = 0; i < keyValues.length; i += 2) {
+            env.put(keyValues[i], keyValues[i + 1]);
+        }
+        return env;
+    }
+
+    /** Places and captures an order; inserts both events' rows. Returns the inserted rows. */
+    List<NewOutboxMessage> placeAndCapture(MessageContext context) {
+        Instant now = Instant.now().truncatedTo(ChronoUnit.MICROS);
+        Order.Transition placed = Order.place(UUID.randomUUID(), "cust-" + UUID.randomUUID(), context.tenantId(), EUR,
+                List.of(new OrderLine("SKU-1", 2, Money.parse("21.25", EUR))), now);
+        Order.Transition captured = placed.order().capture(Money.parse("42.50", EUR), UUID.randomUUID(), now);
+        List<NewOutboxMessage> rows = new ArrayList<>();
+        rows.add(insert(placed.events().get(0), context));
+        rows.add(insert(captured.events().get(0), context));
+        return rows;
+    }
+
+    NewOutboxMessage insert(DomainEvent event, MessageContext context) {
+        NewOutboxMessage m = OutboxMessages.from(event, context, System.currentTimeMillis());
+        injector.getInstance(OutboxMapper.class).insert(m);
+        return m;
+    }
+
+    /** Inserts a row the way any SQL client may: raw values, status PENDING. */
+    UUID insertRaw(String messageType, String routingKey, String exchange, String payloadJson) {
+        UUID id = UUID.randomUUID();
+        db.update("INSERT INTO message_outbox (id, aggregate_type, aggregate_id, message_type, exchange_name,"
+                + " routing_key, payload) VALUES (?, 'order', ?, ?, ?, ?, ?::jsonb)", id, UUID.randomUUID().toString(),
+                messageType, exchange, routingKey, payloadJson);
+        return id;
+    }
+
+    String status(UUID id) {
+        return (String) db.scalar("SELECT status FROM message_outbox WHERE id = ?", id);
+    }
+
+    long countByStatus(String status) {
+        return db.count("SELECT count(*) FROM message_outbox WHERE status = ?", status);
+    }
+
+    @Override
+    public void close() {
+        pool.close();
+    }
+}
