@@ -1,0 +1,79 @@
+package dev.outbox.api;
+
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import dev.outbox.config.ConfigurationException;
+import dev.outbox.config.Settings;
+import dev.outbox.persistence.Database;
+import dev.outbox.persistence.DatabaseConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.util.concurrent.TimeUnit;
+import org.glassfish.grizzly.http.server.HttpServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.bridge.SLF4JBridgeHandler;
+
+/** The API process's parts, wired from settings; {@link ApiMain} and the launcher run it. */
+public final class ApiApp implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ApiApp.class);
+
+    private final Database database;
+    private final HttpServer server;
+    private final Injector injector;
+
+    private ApiApp(Database database, HttpServer server, Injector injector) {
+        this.database = database;
+        this.server = server;
+        this.injector = injector;
+    }
+
+    public static ApiApp start(Settings settings) {
+        if (!SLF4JBridgeHandler.isInstalled()) {
+            SLF4JBridgeHandler.removeHandlersForRootLogger();
+            SLF4JBridgeHandler.install();
+        }
+        ApiConfig config = ApiConfig.from(settings);
+        String dbUrl = settings.optional("OUTBOX_DB_URL").orElseThrow(() -> new ConfigurationException(
+                "OUTBOX_DB_URL is not set (the launcher starts an embedded database when it is unset)"));
+        Database database = Database.start(DatabaseConfig.from(settings, dbUrl, "outbox-api"),
+                settings.bool("OUTBOX_DB_MIGRATE", true));
+        try {
+            Injector injector = Guice.createInjector(database.module(), new ApiModule(Clock.systemUTC()));
+            HttpServer server = HttpApi.start(injector, config);
+            LOG.info("API listening on http://{}:{}/ (settings: {})", config.host(), HttpApi.port(server),
+                    settings.describe());
+            return new ApiApp(database, server, injector);
+        } catch (IOException e) {
+            database.close();
+            throw new UncheckedIOException("cannot listen on port " + config.port(), e);
+        } catch (RuntimeException e) {
+            database.close();
+            throw e;
+        }
+    }
+
+    public int port() {
+        return HttpApi.port(server);
+    }
+
+    public Injector injector() {
+        return injector;
+    }
+
+    @Override
+    public void close() {
+        // finish requests in flight, then release the database
+        try {
+            server.shutdown(10, TimeUnit.SECONDS).get(15, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            LOG.warn("HTTP server did not stop gracefully: {}", e.toString());
+            server.shutdownNow();
+        }
+        database.close();
+        LOG.info("API stopped");
+    }
+}

@@ -1,0 +1,24 @@
+package dev.outbox.api.http;
+
+/** An error the API itself raises with a ready-made problem (not found, bad id, ...). */
+public final class ApiException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final transient Problem problem;
+
+    public ApiException(Problem problem) {
+        super(problem.detail(), null, false, false);
+        this.problem = problem;
+    }
+
+    public static ApiException notFound(String what) {
+        return new ApiException(Problem.of(404, "not_found", "Not found", what + " does not exist"));
+    }
+
+    public static ApiException badRequest(String code, String detail) {
+        return new ApiException(Problem.of(400, code, "Invalid request", detail));
+    }
+
+    public Problem problem() {
+        return problem;
+    }
+}

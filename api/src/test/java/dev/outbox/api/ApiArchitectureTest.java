@@ -1,0 +1,40 @@
+package dev.outbox.api;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/** The API never talks to the broker, and its resources stay thin. */
+class ApiArchitectureTest {
+    private static final JavaClasses API = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("dev.outbox.api");
+
+    @Test
+    void theApiHasNoDependencyOnTheBrokerClient() {
+        noClasses().should().dependOnClassesThat().resideInAPackage("com.rabbitmq..")
+                .because("only the relay publishes (seed 000); the API only writes outbox rows")
+                .check(API);
+    }
+
+    @Test
+    void resourcesGoThroughApplicationServicesNotMappers() {
+        noClasses().that().haveSimpleNameEndingWith("Resource")
+                .should().dependOnClassesThat().haveSimpleNameEndingWith("Mapper")
+                .because("a write is one @Transactional application-service method, never a resource's own SQL")
+                .check(API);
+    }
+
+    @Test
+    void theBrokerClientIsNotEvenOnTheClassPath() {
+        try {
+            Class.forName("com.rabbitmq.client.Channel");
+        } catch (ClassNotFoundException expected) {
+            return;
+        }
+        throw new AssertionError("amqp-client is on the API's class path");
+    }
+}
