@@ -1,0 +1,164 @@
+package dev.outbox.messaging.publish;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Connection;
+import dev.outbox.persistence.outbox.ErrorCode;
+import dev.outbox.testkit.RecordingQueue;
+import dev.outbox.testkit.TestBroker;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The confirm publisher against a real broker: what the broker decides, the broker decides here. */
+class ConfirmPublisherIT {
+    private static final String EXCHANGE = "outbox.test.confirms";
+    private final TestBroker broker = TestBroker.get();
+    private Connection connection;
+    private final Map<String, String> outcomes = new ConcurrentHashMap<>();
+    private final AtomicInteger reports = new AtomicInteger();
+
+    private final PublishListener<String> listener = new PublishListener<>() {
+        @Override
+        public void confirmed(String tag, long confirmNanos) {
+            record(tag, "CONFIRMED");
+        }
+
+        @Override
+        public void failed(String tag, ErrorCode code, String detail) {
+            record(tag, code.name());
+        }
+
+        @Override
+        public void suspect(String tag, ErrorCode code, String detail) {
+            record(tag, "SUSPECT " + code.name());
+        }
+
+        private void record(String tag, String outcome) {
+            reports.incrementAndGet();
+            String previous = outcomes.put(tag, outcome);
+            if (previous != null) {
+                outcomes.put(tag, "REPORTED TWICE: " + previous + " and " + outcome);
+            }
+        }
+    };
+
+    @BeforeEach
+    void setUp() throws Exception {
+        broker.declareTopicExchange(EXCHANGE);
+        connection = broker.connectionFactory().newConnection("confirm-publisher-it");
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (connection.isOpen()) {
+            connection.close();
+        }
+    }
+
+    private static OutboundMessage message(String exchange, String key) {
+        String id = UUID.randomUUID().toString();
+        AMQP.BasicProperties p = new AMQP.BasicProperties.Builder().messageId(id).deliveryMode(2).build();
+        return new OutboundMessage(exchange, key, p, "{}".getBytes());
+    }
+
+    @Test
+    void everyMessageIsSettledExactlyOnceAcrossMultipleAcks() throws Exception {
+        try (RecordingQueue q = broker.bindQueue(EXCHANGE, "routed")) {
+            ConfirmPublisher<String> p = ConfirmPublisher.open(connection, 64, listener);
+            int n = 2_000;
+            for (int i = 0; i < n; i++) {
+                assertTrue(p.acquireSlot(Duration.ofSeconds(5)));
+                OutboundMessage m = message(EXCHANGE, "routed");
+                p.publish(m, m.messageId());
+            }
+            assertTrue(p.awaitSettled(Duration.ofSeconds(20)));
+            assertEquals(n, reports.get(), "one report per message");
+            assertEquals(n, outcomes.values().stream().filter("CONFIRMED"::equals).count());
+            assertEquals(64, p.availableSlots(), "every slot came back");
+            assertEquals(n, q.await(n, Duration.ofSeconds(10)).size());
+            p.close();
+        }
+    }
+
+    @Test
+    void aReturnedMessageIsNeverReportedConfirmed() throws Exception {
+        try (RecordingQueue q = broker.bindQueue(EXCHANGE, "routed")) {
+            ConfirmPublisher<String> p = ConfirmPublisher.open(connection, 16, listener);
+            OutboundMessage good = message(EXCHANGE, "routed");
+            OutboundMessage lost = message(EXCHANGE, "nobody.listens");
+            for (OutboundMessage m : List.of(good, lost)) {
+                p.acquireSlot(Duration.ofSeconds(1));
+                p.publish(m, m.messageId());
+            }
+            assertTrue(p.awaitSettled(Duration.ofSeconds(10)));
+            assertEquals("CONFIRMED", outcomes.get(good.messageId()));
+            assertEquals("UNROUTABLE", outcomes.get(lost.messageId()));
+            p.close();
+        }
+    }
+
+    @Test
+    void aMissingExchangeClosesTheChannelAndMakesSuspectsThatIsolationResolves() throws Exception {
+        try (RecordingQueue q = broker.bindQueue(EXCHANGE, "routed")) {
+            ConfirmPublisher<String> p = ConfirmPublisher.open(connection, 16, listener);
+            OutboundMessage bad = message("outbox.test.no-such-exchange", "routed");
+            p.acquireSlot(Duration.ofSeconds(1));
+            p.publish(bad, bad.messageId());
+            await().atMost(Duration.ofSeconds(10)).until(() -> outcomes.containsKey(bad.messageId()));
+            assertEquals("SUSPECT EXCHANGE_NOT_FOUND", outcomes.get(bad.messageId()));
+            assertTrue(!p.isOpen(), "the broker closed the channel");
+            assertTrue(connection.isOpen(), "a channel error leaves the connection alone");
+
+            OutboundMessage good = message(EXCHANGE, "routed");
+            assertEquals(ErrorCode.EXCHANGE_NOT_FOUND,
+                    ConfirmPublisher.publishAlone(connection, bad, Duration.ofSeconds(5)).failure());
+            assertTrue(ConfirmPublisher.publishAlone(connection, good, Duration.ofSeconds(5)).confirmed());
+            assertEquals(good.messageId(), q.await(1, Duration.ofSeconds(5)).get(0).messageId());
+            assertEquals(ErrorCode.UNROUTABLE, ConfirmPublisher.publishAlone(connection,
+                    message(EXCHANGE, "nobody.listens"), Duration.ofSeconds(5)).failure());
+        }
+    }
+
+    @Test
+    void aClosedConnectionFailsEverythingInFlightAsConnectionLost() throws Exception {
+        ConfirmPublisher<String> p = ConfirmPublisher.open(connection, 1_000, listener);
+        int sent = 0;
+        for (int i = 0; i < 500; i++) {
+            p.acquireSlot(Duration.ofSeconds(1));
+            OutboundMessage m = message(EXCHANGE, "anything");
+            p.publish(m, m.messageId());
+            sent++;
+        }
+        connection.abort();
+        await().atMost(Duration.ofSeconds(10)).until(() -> reports.get() == 500);
+        assertEquals(sent, outcomes.size());
+        assertTrue(outcomes.values().stream().allMatch(o -> o.equals("CONNECTION_LOST") || o.equals("CONFIRMED")
+                || o.equals("UNROUTABLE")), outcomes.values().toString());
+    }
+
+    @Test
+    void overdueConfirmsExpireAsConfirmTimeout() throws Exception {
+        ConfirmPublisher<String> p = ConfirmPublisher.open(connection, 8, listener);
+        p.acquireSlot(Duration.ofSeconds(1));
+        OutboundMessage m = message(EXCHANGE, "routed");
+        p.publish(m, m.messageId());
+        // a zero deadline makes anything in flight overdue: the ack may already have won the race
+        int expired = p.expire(Duration.ZERO);
+        await().atMost(Duration.ofSeconds(5)).until(() -> outcomes.containsKey(m.messageId()));
+        String outcome = outcomes.get(m.messageId());
+        assertTrue(expired == 1 ? outcome.equals("CONFIRM_TIMEOUT") : outcome.equals("UNROUTABLE"), outcome);
+        assertTrue(p.awaitSettled(Duration.ofSeconds(2)));
+        assertEquals(1, reports.get(), "a late ack after the timeout is not reported again");
+        p.close();
+    }
+}

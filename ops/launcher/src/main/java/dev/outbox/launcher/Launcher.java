@@ -1,0 +1,106 @@
+package dev.outbox.launcher;
+
+import dev.outbox.api.ApiApp;
+import dev.outbox.config.ConfigurationException;
+import dev.outbox.config.ProcessSignals;
+import dev.outbox.config.Settings;
+import dev.outbox.ledger.LedgerConsumerApp;
+import dev.outbox.persistence.DataAccessException;
+import dev.outbox.relay.RelayApp;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the whole system in one JVM: the API, the relay and the sample ledger consumer, each
+ * with its own pool and broker connection exactly as when they run as separate processes.
+ * Ctrl-C (SIGINT) or SIGTERM stops them in reverse order: API first (no new writes), then the
+ * relay (drains confirms), then the consumer.
+ */
+public final class Launcher implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Launcher.class);
+
+    private final List<AutoCloseable> started;
+    private final ApiApp api;
+    private final Settings settings;
+
+    private Launcher(List<AutoCloseable> started, ApiApp api, Settings settings) {
+        this.started = started;
+        this.api = api;
+        this.settings = settings;
+    }
+
+    public static Launcher start(Settings settings) {
+        List<AutoCloseable> started = new ArrayList<>();
+        try {
+            started.add(LedgerConsumerApp.start(settings));
+            started.add(RelayApp.start(settings));
+            ApiApp api = ApiApp.start(settings);
+            started.add(api);
+            return new Launcher(started, api, settings);
+        } catch (RuntimeException e) {
+            closeAll(started);
+            throw e;
+        }
+    }
+
+    public ApiApp api() {
+        return api;
+    }
+
+    /** What to print once everything is up: where things are and something to try. */
+    public String banner() {
+        String db = settings.optional("OUTBOX_DB_URL").orElse("?");
+        String amqp = Settings.maskUri(settings.optional("OUTBOX_AMQP_URI").orElse("?"));
+        int port = api.port();
+        return String.join(System.lineSeparator(),
+                "",
+                "  Outbox service is running: API + relay + ledger consumer",
+                "    API       http://localhost:" + port + "/orders",
+                "    database  " + db,
+                "    broker    " + amqp,
+                "  Try it:",
+                "    curl -s -X POST localhost:" + port + "/orders -H 'Content-Type: application/json' \\",
+                "      -d '{\"customerId\":\"c-1\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"SKU-1\",\"quantity\":2,"
+                        + "\"unitPrice\":\"21.25\"}]}'",
+                "    curl -s -X POST localhost:" + port + "/orders/<id>/capture -H 'Content-Type: application/json'"
+                        + " -d '{\"amount\":\"42.50\"}'",
+                "  then watch the relay publish it and the ledger book it in the log below.",
+                "  Ctrl-C stops everything.",
+                "");
+    }
+
+    @Override
+    public void close() {
+        closeAll(started);
+    }
+
+    private static void closeAll(List<AutoCloseable> started) {
+        for (int i = started.size() - 1; i >= 0; i--) {
+            try {
+                started.get(i).close();
+            } catch (Exception e) {
+                LOG.warn("error while stopping {}", started.get(i).getClass().getSimpleName(), e);
+            }
+        }
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        ProcessSignals signals = ProcessSignals.install();
+        Launcher launcher;
+        try {
+            launcher = start(Settings.fromEnvironment());
+        } catch (ConfigurationException | DataAccessException | UncheckedIOException e) {
+            LOG.error("cannot start: {}", e.getMessage());
+            System.exit(2);
+            return;
+        }
+        System.out.println(launcher.banner());
+        LOG.info("{} received: stopping", signals.await());
+        launcher.close();
+        LOG.info("stopped cleanly");
+        System.exit(0);
+    }
+}
