@@ -130,8 +130,11 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
             // registered, so settle the message here unless the sweep got it
             InFlight<T> orphan = inFlight.remove(seq);
             if (orphan != null) {
-                window.release();
-                listener.failed(tag, ErrorCode.CONNECTION_LOST, "channel closed while publishing");
+                try {
+                    listener.failed(tag, ErrorCode.CONNECTION_LOST, "channel closed while publishing");
+                } finally {
+                    window.release();
+                }
             }
         }
     }
@@ -163,16 +166,20 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
         }
     }
 
+    /** Reports first, then frees the slot: a free window means every outcome was handed on. */
     private void report(InFlight<T> f, boolean ack) {
-        window.release();
-        Returned r = returned.remove(f.messageId());
-        if (r != null) {
-            listener.failed(f.tag(), FailureClassifier.classifyReturn(r.replyCode()),
-                    "basic.return " + r.replyCode() + " " + r.replyText());
-        } else if (ack) {
-            listener.confirmed(f.tag(), System.nanoTime() - f.sentNanos());
-        } else {
-            listener.failed(f.tag(), ErrorCode.NACKED, "basic.nack from the broker");
+        try {
+            Returned r = returned.remove(f.messageId());
+            if (r != null) {
+                listener.failed(f.tag(), FailureClassifier.classifyReturn(r.replyCode()),
+                        "basic.return " + r.replyCode() + " " + r.replyText());
+            } else if (ack) {
+                listener.confirmed(f.tag(), System.nanoTime() - f.sentNanos());
+            } else {
+                listener.failed(f.tag(), ErrorCode.NACKED, "basic.nack from the broker");
+            }
+        } finally {
+            window.release();
         }
     }
 
@@ -188,13 +195,16 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
         Map.Entry<Long, InFlight<T>> e;
         while ((e = inFlight.pollFirstEntry()) != null) {
             InFlight<T> f = e.getValue();
-            window.release();
             returned.remove(f.messageId());
             n++;
-            if (suspects) {
-                listener.suspect(f.tag(), code, detail);
-            } else {
-                listener.failed(f.tag(), code, detail);
+            try {
+                if (suspects) {
+                    listener.suspect(f.tag(), code, detail);
+                } else {
+                    listener.failed(f.tag(), code, detail);
+                }
+            } finally {
+                window.release();
             }
         }
         if (n > 0) {
@@ -215,10 +225,13 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
                 break; // sequence order is send order: everything after this is younger
             }
             if (inFlight.remove(f.sequence()) != null) {
-                window.release();
                 returned.remove(f.messageId());
-                listener.failed(f.tag(), ErrorCode.CONFIRM_TIMEOUT,
-                        "no confirm within " + timeout.toMillis() + " ms");
+                try {
+                    listener.failed(f.tag(), ErrorCode.CONFIRM_TIMEOUT,
+                            "no confirm within " + timeout.toMillis() + " ms");
+                } finally {
+                    window.release();
+                }
                 n++;
             }
         }
