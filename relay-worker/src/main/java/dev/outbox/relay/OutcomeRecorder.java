@@ -51,26 +51,32 @@ final class OutcomeRecorder implements Runnable {
     private final OutboxStore store;
     private final RelayStats stats;
     private final int maxBatch;
-    private final boolean hold;
+    private final Duration faultDelay;
     private final LinkedBlockingQueue<Outcome> queue = new LinkedBlockingQueue<>();
     private final ExponentialBackoff dbBackoff = new ExponentialBackoff(Duration.ofMillis(200), Duration.ofSeconds(5));
-    private final List<Outcome> held = new ArrayList<>();
     private volatile boolean running = true;
     private volatile Thread thread;
 
-    OutcomeRecorder(String relayId, OutboxStore store, RelayStats stats, int maxBatch, boolean hold) {
+    OutcomeRecorder(String relayId, OutboxStore store, RelayStats stats, int maxBatch, Duration faultDelay) {
         this.relayId = relayId;
         this.store = store;
         this.stats = stats;
         this.maxBatch = maxBatch;
-        this.hold = hold;
-        if (hold) {
-            LOG.warn("OUTBOX_RELAY_FAULT_HOLD_MARKS is set: outcomes will NOT be written (fault injection for the"
-                    + " crash test; never set this in production)");
+        this.faultDelay = faultDelay;
+        if (!faultDelay.isZero()) {
+            LOG.warn("OUTBOX_RELAY_FAULT_MARK_DELAY={} ms: every outcome is held that long before it is written"
+                    + " (fault injection for the crash and fencing tests; never set this in production)",
+                    faultDelay.toMillis());
         }
     }
 
     void add(Outcome outcome) {
+        if (!faultDelay.isZero()) {
+            String kind = outcome instanceof Published ? "confirmed" : outcome.getClass().getSimpleName()
+                    .toLowerCase(java.util.Locale.ROOT);
+            LOG.warn("fault injection: holding outcome {} of message_id={} unrecorded for {} ms", kind,
+                    outcome.row().id(), faultDelay.toMillis());
+        }
         queue.add(Objects.requireNonNull(outcome));
     }
 
@@ -111,10 +117,8 @@ final class OutcomeRecorder implements Runnable {
                     batch.add(first);
                     queue.drainTo(batch, maxBatch - 1);
                 }
-                if (hold) {
+                if (!faultDelay.isZero()) {
                     holdForFaultInjection(batch);
-                    batch.clear();
-                    continue;
                 }
                 write(batch);
                 batch.clear();
@@ -205,12 +209,8 @@ final class OutcomeRecorder implements Runnable {
         });
     }
 
-    private void holdForFaultInjection(List<Outcome> batch) {
-        for (Outcome o : batch) {
-            held.add(o);
-            String kind = o instanceof Published ? "confirmed" : o.getClass().getSimpleName().toLowerCase();
-            LOG.warn("fault injection: holding outcome {} of message_id={} unrecorded", kind, o.row().id());
-        }
+    private void holdForFaultInjection(List<Outcome> batch) throws InterruptedException {
+        Thread.sleep(faultDelay.toMillis());
     }
 
     static void withRow(OutboxRecord row, Runnable log) {

@@ -157,8 +157,12 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
             try {
                 p.publish(((AmqpMessageMapper.Ready) mapped).message(), row);
             } catch (IOException e) {
-                // the channel or connection is gone: this row and the rest were never handed over
-                releaseFrom(rows, i, ErrorCode.BROKER_UNAVAILABLE, "not sent: " + e.getMessage());
+                // the channel or connection is gone: this row and the rest were never handed over.
+                // With the connection gone the broker is unavailable; with only the channel closed
+                // (a channel error on another row) a fresh channel takes them at once.
+                boolean brokerGone = session.connection() == null;
+                releaseFrom(rows, i, brokerGone ? ErrorCode.BROKER_UNAVAILABLE : null,
+                        brokerGone ? "not sent: " + e.getMessage() : null);
                 return;
             }
         }

@@ -85,6 +85,18 @@ final class OutboxFixtures implements AutoCloseable {
         return id;
     }
 
+    /** Inserts {@code n} small rows in one statement: a backlog for load and shutdown tests. */
+    void bulkRows(int n) {
+        String payload = "{\"sku\":\"A\",\"note\":\"" + "x".repeat(200) + "\"}";
+        db.update("INSERT INTO message_outbox (aggregate_type, aggregate_id, message_type, exchange_name,"
+                + " routing_key, payload) SELECT 'bulk', g::text, 'bulk.loaded', 'orders.events', 'bulk.loaded',"
+                + " ?::jsonb FROM generate_series(1, ?) g", payload, n);
+    }
+
+    long count(String where) {
+        return db.count("SELECT count(*) FROM message_outbox WHERE " + where);
+    }
+
     String status(UUID id) {
         return (String) db.scalar("SELECT status FROM message_outbox WHERE id = ?", id);
     }

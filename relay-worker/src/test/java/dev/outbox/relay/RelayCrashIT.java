@@ -56,7 +56,7 @@ class RelayCrashIT {
         closing.add(wire);
 
         JavaProcess doomed = JavaProcess.start("relay-doomed", RelayMain.class.getName(),
-                fx.env("OUTBOX_RELAY_ID", "relay-doomed", "OUTBOX_RELAY_FAULT_HOLD_MARKS", "true"));
+                fx.env("OUTBOX_RELAY_ID", "relay-doomed", "OUTBOX_RELAY_FAULT_MARK_DELAY", "1h"));
         closing.add(doomed);
         for (NewOutboxMessage row : rows) {
             doomed.awaitOutput(Pattern.compile("holding outcome confirmed of message_id=" + row.id()),

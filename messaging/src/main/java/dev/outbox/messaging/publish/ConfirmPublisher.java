@@ -120,9 +120,12 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
             channel.basicPublish(message.exchange(), message.routingKey(), true, message.properties(),
                     message.body());
         } catch (IOException | AlreadyClosedException e) {
-            if (inFlight.remove(seq) != null) {
-                window.release();
+            if (inFlight.remove(seq) == null) {
+                // the channel's shutdown sweep got here first and has reported this message: it is
+                // settled, so the caller must not treat it as unsent (that would be two outcomes)
+                return;
             }
+            window.release();
             throw e instanceof IOException io ? io : new IOException(e);
         }
         if (closed) {
@@ -263,9 +266,14 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
         return out;
     }
 
+    /**
+     * Closes the channel. Anything still in flight is reported by the shutdown sweep, as for any
+     * other channel closure: only {@link #abandon()} takes messages back without a report. (A
+     * channel the broker already closed may not have run its sweep yet when its owner notices
+     * and closes it; suppressing the sweep here would leave those rows leased until lease expiry.)
+     */
     @Override
     public void close() {
-        closedByUs = true;
         try {
             if (channel.isOpen()) {
                 channel.close();

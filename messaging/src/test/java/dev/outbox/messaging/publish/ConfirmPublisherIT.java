@@ -130,6 +130,32 @@ class ConfirmPublisherIT {
     }
 
     @Test
+    void closingAChannelTheBrokerAlreadyClosedStillReportsEveryMessageInFlight() throws Exception {
+        // the relay's publishing thread may notice the broker's close and close the channel itself
+        // before the shutdown sweep ran: nothing in flight may be lost without a report
+        ConfirmPublisher<String> p = ConfirmPublisher.open(connection, 64, listener);
+        List<String> ids = new java.util.ArrayList<>();
+        OutboundMessage bad = message("outbox.test.no-such-exchange", "x");
+        p.acquireSlot(Duration.ofSeconds(1));
+        p.publish(bad, bad.messageId());
+        ids.add(bad.messageId());
+        for (int i = 0; i < 20; i++) {
+            OutboundMessage m = message(EXCHANGE, "routed");
+            p.acquireSlot(Duration.ofSeconds(1));
+            try {
+                p.publish(m, m.messageId());
+                ids.add(m.messageId());
+            } catch (java.io.IOException notSent) {
+                break; // the channel is gone: this one was never sent and stays the caller's
+            }
+        }
+        p.close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> outcomes.keySet().containsAll(ids));
+        assertEquals(ids.size(), reports.get(), "every message sent was reported once");
+        assertTrue(outcomes.values().stream().noneMatch(o -> o.startsWith("REPORTED TWICE")));
+    }
+
+    @Test
     void aClosedConnectionFailsEverythingInFlightAsConnectionLost() throws Exception {
         ConfirmPublisher<String> p = ConfirmPublisher.open(connection, 1_000, listener);
         int sent = 0;

@@ -76,6 +76,21 @@ public final class TestDatabase {
         return dataSource;
     }
 
+    /** The same JDBC URL with another host and port: used to route a process through a proxy. */
+    public String urlVia(String host, int port) {
+        return url.replaceFirst("^jdbc:postgresql://[^/]+/", "jdbc:postgresql://" + host + ":" + port + "/");
+    }
+
+    /** The host and port of the URL (default port 5432). */
+    public String host() {
+        return java.net.URI.create(url.substring("jdbc:".length())).getHost();
+    }
+
+    public int port() {
+        int p = java.net.URI.create(url.substring("jdbc:".length())).getPort();
+        return p == -1 ? 5432 : p;
+    }
+
     /** The environment a process under test needs to reach this database. */
     public Map<String, String> env() {
         Map<String, String> env = new LinkedHashMap<>();

@@ -1,0 +1,222 @@
+package dev.outbox.testkit;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A TCP proxy between a process under test and a real server (PostgreSQL, RabbitMQ), to cause
+ * network faults for real: refuse new connections, reset live ones, or stall them (bytes stop
+ * flowing, sockets stay open, as with a dead switch or a paused VM).
+ */
+public final class TcpProxy implements AutoCloseable {
+    /** How new connections are treated. */
+    public enum Mode {
+        /** Forward to the target. */
+        FORWARD,
+        /** Accept, then reset at once: the client sees its connection fail; each attempt is counted. */
+        RESET
+    }
+
+    private final String targetHost;
+    private final int targetPort;
+    private final ServerSocket server;
+    private final Set<Link> links = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger accepted = new AtomicInteger();
+    private final AtomicInteger rejected = new AtomicInteger();
+    private final Object stallLock = new Object();
+    private volatile Mode mode = Mode.FORWARD;
+    private volatile boolean stalled;
+    private volatile boolean closed;
+
+    private TcpProxy(String targetHost, int targetPort) throws IOException {
+        this.targetHost = targetHost;
+        this.targetPort = targetPort;
+        this.server = new ServerSocket();
+        server.setReuseAddress(true);
+        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        Thread acceptor = new Thread(this::acceptLoop, "tcp-proxy-accept-" + server.getLocalPort());
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    public static TcpProxy start(String targetHost, int targetPort) throws IOException {
+        return new TcpProxy(targetHost, targetPort);
+    }
+
+    public String host() {
+        return "127.0.0.1";
+    }
+
+    public int port() {
+        return server.getLocalPort();
+    }
+
+    /** Connections forwarded so far. */
+    public int accepted() {
+        return accepted.get();
+    }
+
+    /** Connection attempts reset while in {@link Mode#RESET}. */
+    public int rejected() {
+        return rejected.get();
+    }
+
+    public int liveConnections() {
+        return links.size();
+    }
+
+    /** The outage: reset every live connection and every new attempt until {@link #restore()}. */
+    public void cut() {
+        mode = Mode.RESET;
+        resetAll();
+    }
+
+    /** Forward again (and end a stall). */
+    public void restore() {
+        mode = Mode.FORWARD;
+        resume();
+    }
+
+    /** Resets every live connection (TCP RST); new connections are still forwarded. */
+    public void resetAll() {
+        for (Link l : links) {
+            l.reset();
+        }
+    }
+
+    /** Stops moving bytes on every connection, old and new, without closing anything. */
+    public void stall() {
+        stalled = true;
+    }
+
+    public void resume() {
+        synchronized (stallLock) {
+            stalled = false;
+            stallLock.notifyAll();
+        }
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            Socket client;
+            try {
+                client = server.accept();
+            } catch (IOException e) {
+                if (closed) {
+                    return;
+                }
+                continue;
+            }
+            if (mode == Mode.RESET) {
+                rejected.incrementAndGet();
+                resetQuietly(client);
+                continue;
+            }
+            try {
+                Socket upstream = new Socket();
+                upstream.connect(new InetSocketAddress(targetHost, targetPort), 5_000);
+                Link link = new Link(client, upstream);
+                links.add(link);
+                accepted.incrementAndGet();
+                link.start();
+            } catch (IOException e) {
+                resetQuietly(client);
+            }
+        }
+    }
+
+    private void awaitNotStalled() throws InterruptedException {
+        synchronized (stallLock) {
+            while (stalled && !closed) {
+                stallLock.wait();
+            }
+        }
+    }
+
+    private final class Link {
+        private final Socket client;
+        private final Socket upstream;
+
+        Link(Socket client, Socket upstream) {
+            this.client = client;
+            this.upstream = upstream;
+        }
+
+        void start() {
+            pump(client, upstream, "up");
+            pump(upstream, client, "down");
+        }
+
+        private void pump(Socket from, Socket to, String direction) {
+            Thread t = new Thread(() -> {
+                byte[] buf = new byte[16 * 1024];
+                try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                    int n;
+                    while ((n = in.read(buf)) >= 0) {
+                        awaitNotStalled();
+                        out.write(buf, 0, n);
+                        out.flush();
+                    }
+                } catch (IOException | InterruptedException e) {
+                    // the other side went away or we reset it: close both ends below
+                } finally {
+                    close();
+                }
+            }, "tcp-proxy-" + direction + "-" + port());
+            t.setDaemon(true);
+            t.start();
+        }
+
+        void reset() {
+            resetQuietly(client);
+            resetQuietly(upstream);
+            links.remove(this);
+        }
+
+        void close() {
+            links.remove(this);
+            try {
+                client.close();
+            } catch (IOException ignored) {
+                // already closed
+            }
+            try {
+                upstream.close();
+            } catch (IOException ignored) {
+                // already closed
+            }
+        }
+    }
+
+    private static void resetQuietly(Socket s) {
+        try {
+            s.setSoLinger(true, 0); // close with RST, not FIN: an abrupt failure, not a goodbye
+            s.close();
+        } catch (SocketException ignored) {
+            // already closed
+        } catch (IOException ignored) {
+            // already closed
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        resume();
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // already closed
+        }
+        resetAll();
+    }
+}

@@ -1,0 +1,271 @@
+package dev.outbox.relay;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.outbox.config.Settings;
+import dev.outbox.messaging.Topology;
+import dev.outbox.persistence.outbox.ErrorCode;
+import dev.outbox.persistence.outbox.MessageContext;
+import dev.outbox.persistence.outbox.OutboxRecord;
+import dev.outbox.persistence.outbox.OutboxStatus;
+import dev.outbox.testkit.RabbitAdmin;
+import dev.outbox.testkit.RecordingQueue;
+import dev.outbox.testkit.TcpProxy;
+import dev.outbox.testkit.TestBroker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every row of the failure table, each caused for real: a TCP proxy that refuses, resets or
+ * stalls the broker connection; a queue that rejects publishes; a missing exchange; a RabbitMQ
+ * user without write permission; and a relay whose lease runs out before it records its outcome.
+ */
+class RelayFailureIT {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    /** Fast retries, same budget shape: the tests must not wait for the production 10 s/1 min steps. */
+    private static final String FAST_BACKOFF = "0s,100ms,100ms,100ms,100ms,100ms,100ms,100ms";
+
+    private final OutboxFixtures fx = new OutboxFixtures();
+    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    @BeforeEach
+    void clean() {
+        fx.db.reset();
+        fx.broker.declareTopicExchange(Topology.ORDERS_EXCHANGE);
+        fx.broker.withChannel(Topology::declare);
+        fx.broker.purgeIfExists(Topology.LEDGER_QUEUE);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        for (int i = closing.size() - 1; i >= 0; i--) {
+            closing.get(i).close();
+        }
+        fx.close();
+    }
+
+    private <T extends AutoCloseable> T closeLater(T c) {
+        closing.add(c);
+        return c;
+    }
+
+    private RelayApp relay(String... env) {
+        return closeLater(RelayApp.start(new Settings(fx.env(env))));
+    }
+
+    private TcpProxy brokerProxy() throws Exception {
+        return closeLater(TcpProxy.start(fx.broker.host(), fx.broker.port()));
+    }
+
+    private List<UUID> orders(int n) {
+        List<UUID> ids = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            fx.placeAndCapture(MessageContext.none()).forEach(r -> ids.add(r.id()));
+        }
+        return ids;
+    }
+
+    private void bulkRows(int n) {
+        fx.bulkRows(n);
+    }
+
+    private OutboxRecord row(UUID id) {
+        return fx.store().find(id).orElseThrow();
+    }
+
+    private long count(String where) {
+        return fx.count(where);
+    }
+
+    @Test
+    void brokerUnavailableTheRelayClaimsNothingBurnsNoAttemptAndResumesByItself() throws Exception {
+        TcpProxy proxy = brokerProxy();
+        RelayApp relay = relay("OUTBOX_AMQP_URI", fx.broker.uriVia(proxy.host(), proxy.port()),
+                "OUTBOX_RELAY_RECONNECT_INITIAL", "200ms", "OUTBOX_RELAY_RECONNECT_MAX", "2s");
+        await().atMost(WAIT).until(() -> relay.session().isAvailable());
+
+        proxy.cut();
+        await().atMost(WAIT).until(() -> !relay.session().isAvailable());
+        List<UUID> written = orders(20); // business transactions go on while the broker is away
+        int attemptsBefore = proxy.rejected();
+        // for the whole outage: nothing claimed, no attempt burned, nothing parked
+        await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5)).until(() ->
+                count("status = 'PENDING' AND attempt_count = 0 AND locked_by IS NULL") == written.size());
+        int reconnects = proxy.rejected() - attemptsBefore;
+        assertTrue(reconnects >= 2 && reconnects <= 10,
+                "capped exponential reconnects, not a storm: " + reconnects + " attempts in 4 s");
+        assertTrue(relay.session().lastError().contains("connection") || !relay.session().lastError().isBlank());
+
+        proxy.restore();
+        await().atMost(WAIT).until(() -> count("status = 'PUBLISHED'") == written.size());
+        assertEquals(written.size(), count("attempt_count = 1"), "the outage cost no row an attempt");
+        assertEquals(0, count("status = 'PARKED'"));
+    }
+
+    @Test
+    void connectionLostMidBatchTheUnconfirmedRowsAreRetriedAndAllArePublished() throws Exception {
+        int rows = 20_000;
+        bulkRows(rows);
+        try (RecordingQueue ignored = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "bulk.#")) {
+            TcpProxy proxy = brokerProxy();
+            RelayApp relay = relay("OUTBOX_AMQP_URI", fx.broker.uriVia(proxy.host(), proxy.port()),
+                    "OUTBOX_RELAY_BACKOFF", FAST_BACKOFF, "OUTBOX_RELAY_RECONNECT_INITIAL", "100ms");
+            await().atMost(WAIT).until(() -> count("status = 'PUBLISHED'") > 2_000);
+            // hold the bytes so that messages are provably in flight, then reset the TCP connection
+            proxy.stall();
+            await().atMost(WAIT).until(() -> relay.relay().inFlight() > 0);
+            proxy.resetAll();
+            proxy.resume();
+            await().atMost(Duration.ofSeconds(60)).until(() -> count("status = 'PUBLISHED'") == rows);
+            long lost = count("last_error_code = 'CONNECTION_LOST'");
+            assertTrue(lost > 0, "in-flight rows were failed as CONNECTION_LOST and then published");
+            assertEquals(lost, count("last_error_code = 'CONNECTION_LOST' AND attempt_count = 2"));
+            assertEquals(0, count("status = 'PARKED'"));
+            assertTrue(relay.relay().stats().failures(ErrorCode.CONNECTION_LOST) >= lost);
+            assertTrue(proxy.accepted() >= 2, "the relay reconnected by itself");
+        }
+    }
+
+    @Test
+    void confirmTimeoutAStalledConnectionFailsTheInFlightRowsWhichArePublishedLater() throws Exception {
+        bulkRows(3_000);
+        try (RecordingQueue ignored = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "bulk.#")) {
+            TcpProxy proxy = brokerProxy();
+            relay("OUTBOX_AMQP_URI", fx.broker.uriVia(proxy.host(), proxy.port()),
+                    "OUTBOX_RELAY_CONFIRM_TIMEOUT", "1s", "OUTBOX_RELAY_LEASE", "10s",
+                    "OUTBOX_RELAY_BACKOFF", FAST_BACKOFF, "OUTBOX_RELAY_BATCH_SIZE", "50",
+                    "OUTBOX_RELAY_CONFIRM_WINDOW", "100", "OUTBOX_AMQP_CONNECT_TIMEOUT", "1s");
+            await().atMost(WAIT).until(() -> count("status = 'PUBLISHED'") > 200);
+            proxy.stall(); // bytes stop; sockets stay open; no confirm can arrive
+            await().atMost(WAIT).until(() -> count("last_error_code = 'CONFIRM_TIMEOUT'") > 0);
+            proxy.resume();
+            await().atMost(Duration.ofSeconds(60)).until(() -> count("status = 'PUBLISHED'") == 3_000);
+            assertEquals(0, count("status = 'PARKED'"));
+            assertEquals(0, count("status = 'IN_PROGRESS'"));
+        }
+    }
+
+    @Test
+    void nackedAQueueThatRejectsPublishesMakesTheBrokerNackAndTheRowIsRetried() throws Exception {
+        assumeTrue(fx.broker.isRabbitMq(), "x-overflow=reject-publish is RabbitMQ's; other brokers do not nack here");
+        String exchange = "outbox.test.nacks";
+        String queue = "outbox.test.full-queue";
+        fx.broker.declareTopicExchange(exchange);
+        fx.broker.withChannel(ch -> {
+            ch.queueDelete(queue);
+            Map<String, Object> args = new HashMap<>();
+            args.put("x-max-length", 1);
+            args.put("x-overflow", "reject-publish");
+            ch.queueDeclare(queue, true, false, false, args);
+            ch.queueBind(queue, exchange, "full");
+        });
+        try {
+            List<UUID> ids = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                ids.add(fx.insertRaw("test.full", "full", exchange, "{\"n\":" + i + "}"));
+            }
+            relay("OUTBOX_RELAY_BACKOFF", "0s,10h", "OUTBOX_RELAY_BATCH_SIZE", "1");
+            await().atMost(WAIT).until(() -> count("status IN ('PUBLISHED', 'RETRYABLE_FAILED')") == 3);
+            assertEquals(1, count("status = 'PUBLISHED'"), "the queue took one message");
+            // due again at a jittered time in (now, now + 1 h]: retried, not parked
+            assertEquals(2, count("status = 'RETRYABLE_FAILED' AND last_error_code = 'NACKED'"
+                    + " AND next_attempt_at > now() AND attempt_count = 1"), "the others were nacked, due later");
+        } finally {
+            fx.broker.deleteQueue(queue);
+            fx.broker.deleteExchange(exchange);
+        }
+    }
+
+    @Test
+    void unroutableAndMissingExchangeAreParkedWithoutBlockingTheRestOfTheBatch() throws Exception {
+        try (RecordingQueue q = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "#")) {
+            List<UUID> good = new ArrayList<>(orders(10));
+            UUID noRoute = fx.insertRaw("test.unrouted", "no.binding.here", "outbox.test.unbound", "{}");
+            fx.broker.declareTopicExchange("outbox.test.unbound");
+            UUID noExchange = fx.insertRaw("test.lost", "anything", "outbox.test.does-not-exist", "{}");
+            good.addAll(orders(10));
+            RelayApp relay = relay("OUTBOX_RELAY_BATCH_SIZE", "100");
+            await().atMost(WAIT).until(() -> count("status = 'PUBLISHED'") == good.size());
+            await().atMost(WAIT).until(() -> count("status = 'PARKED'") == 2);
+            assertEquals(ErrorCode.UNROUTABLE, row(noRoute).lastErrorCode());
+            assertEquals(ErrorCode.EXCHANGE_NOT_FOUND, row(noExchange).lastErrorCode());
+            assertTrue(row(noExchange).lastErrorMessage().contains("404"), row(noExchange).lastErrorMessage());
+            // messages in flight when the broker closed the channel are published again one by one:
+            // at least once, with their own ids
+            assertEquals(good.stream().map(UUID::toString).sorted().toList(), q.await(good.size(), WAIT).stream()
+                    .map(TestBroker.Received::messageId).distinct().sorted().toList());
+            assertEquals(0, relay.relay().stats().lostLeases(), "no row got two outcomes");
+        } finally {
+            fx.broker.deleteExchange("outbox.test.unbound");
+        }
+    }
+
+    @Test
+    void accessRefusedAUserWithoutWritePermissionGetsTheRowParkedAndOthersStillFlow() throws Exception {
+        assumeTrue(fx.broker.isRabbitMq() && RabbitAdmin.available(),
+                "needs rabbitmqctl on this host to create a user with limited permissions");
+        String user = "outbox-test-limited";
+        String vhost = RabbitAdmin.vhostOf(fx.broker.uri());
+        String forbidden = "outbox.test.forbidden";
+        fx.broker.declareTopicExchange(forbidden);
+        fx.broker.withChannel(ch -> {
+            String q = ch.queueDeclare("", false, true, true, null).getQueue();
+            ch.queueBind(q, forbidden, "#");
+        });
+        RabbitAdmin.run("add_user", user, "limited-pw");
+        try {
+            // configure and read anything; write (publish) only to orders.events
+            RabbitAdmin.run("set_permissions", "-p", vhost, user, ".*", "^orders\\.events$", ".*");
+            List<UUID> good = orders(5);
+            UUID refused = fx.insertRaw("test.refused", "x", forbidden, "{}");
+            relay("OUTBOX_AMQP_URI", fx.broker.uriAs(user, "limited-pw"), "OUTBOX_RELAY_DECLARE_TOPOLOGY", "false");
+            await().atMost(WAIT).until(() -> row(refused).status() == OutboxStatus.PARKED);
+            assertEquals(ErrorCode.ACCESS_REFUSED, row(refused).lastErrorCode());
+            assertTrue(row(refused).lastErrorMessage().contains("403"), row(refused).lastErrorMessage());
+            await().atMost(WAIT).until(() -> count("status = 'PUBLISHED'") == good.size());
+        } finally {
+            RabbitAdmin.run("delete_user", user);
+            fx.broker.deleteExchange(forbidden);
+        }
+    }
+
+    @Test
+    void staleLockALateMarkFromARelayThatLostItsLeaseIsRefused() throws Exception {
+        List<UUID> ids = orders(5);
+        try (RecordingQueue q = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "#")) {
+            // relay A publishes and gets every confirm, but its marks are held past its lease
+            TcpProxy aToBroker = brokerProxy();
+            RelayApp a = relay("OUTBOX_RELAY_ID", "relay-a", "OUTBOX_RELAY_FAULT_MARK_DELAY", "5s",
+                    "OUTBOX_AMQP_URI", fx.broker.uriVia(aToBroker.host(), aToBroker.port()),
+                    "OUTBOX_RELAY_LEASE", "2s", "OUTBOX_RELAY_CONFIRM_TIMEOUT", "500ms",
+                    "OUTBOX_RELAY_STALE_CHECK_INTERVAL", "1h");
+            await().atMost(WAIT).until(() -> a.relay().stats().published() == ids.size());
+            aToBroker.cut(); // and then it loses the broker, so it claims nothing more
+            // relay B recovers the expired leases, publishes again and records PUBLISHED first
+            RelayApp b = relay("OUTBOX_RELAY_ID", "relay-b", "OUTBOX_RELAY_LEASE", "2s",
+                    "OUTBOX_RELAY_CONFIRM_TIMEOUT", "500ms", "OUTBOX_RELAY_STALE_CHECK_INTERVAL", "100ms");
+            await().atMost(WAIT).until(() -> count("status = 'PUBLISHED' AND published_at IS NOT NULL") == ids.size());
+            assertEquals(ids.size(), b.relay().stats().staleLeasesRecovered());
+            assertEquals(ids.size(), b.relay().stats().published());
+            assertEquals(ids.size(), count("last_error_code = 'STALE_LOCK' AND attempt_count = 2"));
+            // A's marks arrive late and change nothing: every one is refused by the fence and counted
+            await().atMost(WAIT).until(() -> a.relay().stats().lostLeases() == ids.size());
+            assertEquals(ids.size(), count("status = 'PUBLISHED'"));
+            List<TestBroker.Received> got = q.await(2 * ids.size(), WAIT);
+            assertEquals(2 * ids.size(), got.size(), "each was sent twice");
+            assertEquals(ids.size(), got.stream().map(TestBroker.Received::messageId).distinct().count(),
+                    "with the same messageId both times");
+        }
+    }
+
+}
