@@ -40,7 +40,7 @@ public final class ApiApp implements AutoCloseable {
         Database database = Database.start(DatabaseConfig.from(settings, dbUrl, "outbox-api"),
                 settings.bool("OUTBOX_DB_MIGRATE", true));
         try {
-            Injector injector = Guice.createInjector(database.module(), new ApiModule(Clock.systemUTC()));
+            Injector injector = Guice.createInjector(database.module(), new ApiModule(Clock.systemUTC(), config.idempotencyRetention()));
             HttpServer server = HttpApi.start(injector, config);
             LOG.info("API listening on http://{}:{}/ (settings: {})", config.host(), HttpApi.port(server),
                     settings.describe());

@@ -1,18 +1,27 @@
 package dev.outbox.api;
 
 import com.google.inject.AbstractModule;
+import com.google.inject.name.Names;
 import java.time.Clock;
+import java.time.Duration;
 
 /** The API's own bindings; persistence comes from {@code PersistenceModule}. */
 public final class ApiModule extends AbstractModule {
     private final Clock clock;
+    private final Duration idempotencyRetention;
 
     public ApiModule(Clock clock) {
+        this(clock, Duration.ofHours(24));
+    }
+
+    public ApiModule(Clock clock, Duration idempotencyRetention) {
         this.clock = clock;
+        this.idempotencyRetention = idempotencyRetention;
     }
 
     @Override
     protected void configure() {
         bind(Clock.class).toInstance(clock);
+        bind(Duration.class).annotatedWith(Names.named("idempotency.retention")).toInstance(idempotencyRetention);
     }
 }

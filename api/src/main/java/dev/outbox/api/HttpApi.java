@@ -35,6 +35,7 @@ public final class HttpApi {
         rc.register(injector.getInstance(JsonConfig.class));
         rc.register(ProblemExceptionMapper.class);
         rc.register(RequestMetadataFilter.class);
+        rc.register(dev.outbox.api.idempotency.IdempotencyFilter.class);
         rc.register(injector.getInstance(OrderResource.class));
         return rc;
     }

@@ -21,8 +21,16 @@ public final class Topology {
     /** The sample ledger consumer's queue: every order event, so it can apply them in aggregate order. */
     public static final String LEDGER_QUEUE = "ledger.order-events";
 
-    /** A durable queue and the routing keys bound to it on {@link #ORDERS_EXCHANGE}. */
+    /** A durable queue, the routing keys bound to it on {@link #ORDERS_EXCHANGE}, and its dead-letter queue. */
     public record QueueSpec(String name, List<String> routingKeys) {
+        public String deadLetterQueue() {
+            return deadLetterQueueOf(name);
+        }
+    }
+
+    /** Where a consumer of {@code queue} puts messages it can never process. */
+    public static String deadLetterQueueOf(String queue) {
+        return queue + ".dlq";
     }
 
     /** The consumer queues this service's topology creates. */
@@ -39,6 +47,7 @@ public final class Topology {
         channel.exchangeDeclare(ORDERS_EXCHANGE, "topic", true, false, Map.of());
         for (QueueSpec q : queues()) {
             channel.queueDeclare(q.name(), true, false, false, Map.of());
+            channel.queueDeclare(q.deadLetterQueue(), true, false, false, Map.of());
             for (String key : q.routingKeys()) {
                 channel.queueBind(q.name(), ORDERS_EXCHANGE, key);
             }

@@ -98,6 +98,22 @@ public final class Settings {
         return d;
     }
 
+    /** A comma-separated list of words (empty when unset). */
+    public java.util.Set<String> list(String name) {
+        Optional<String> raw = optional(name);
+        if (raw.isEmpty()) {
+            record(name, "(none) (default)");
+            return java.util.Set.of();
+        }
+        java.util.Set<String> out = new java.util.LinkedHashSet<>();
+        for (String part : raw.get().split(",")) {
+            if (!part.isBlank()) {
+                out.add(part.trim());
+            }
+        }
+        return java.util.Collections.unmodifiableSet(out);
+    }
+
     /** A comma-separated list of durations, e.g. {@code 0s,10s,1m,5m,15m}. */
     public List<Duration> durations(String name, List<Duration> defaultValue) {
         Optional<String> raw = optional(name);

@@ -58,6 +58,8 @@ public final class PersistenceModule extends MyBatisModule {
         addMapperClass(OutboxMapper.class);
         addMapperClass(OrderMapper.class);
         addMapperClass(ProcessedMessageMapper.class);
+        addMapperClass(dev.outbox.persistence.consumer.ConsumerStateMapper.class);
+        addMapperClass(dev.outbox.persistence.idempotency.IdempotencyKeyMapper.class);
         addMapperClass(LedgerMapper.class);
         extraMappers.forEach(this::addMapperClass);
 

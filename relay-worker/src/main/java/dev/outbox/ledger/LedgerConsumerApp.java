@@ -11,6 +11,8 @@ import dev.outbox.messaging.BrokerSession;
 import dev.outbox.messaging.ExponentialBackoff;
 import dev.outbox.messaging.Topology;
 import dev.outbox.messaging.consume.ConsumerRunner;
+import dev.outbox.messaging.consume.ConsumerSettings;
+import dev.outbox.messaging.consume.FailureCounter;
 import dev.outbox.messaging.consume.IdempotentProcessor;
 import dev.outbox.persistence.Database;
 import dev.outbox.persistence.DatabaseConfig;
@@ -43,8 +45,7 @@ public final class LedgerConsumerApp implements AutoCloseable {
                 "OUTBOX_DB_URL is not set"));
         String amqpUri = settings.optional("OUTBOX_AMQP_URI").orElseThrow(() -> new ConfigurationException(
                 "OUTBOX_AMQP_URI is not set"));
-        int prefetch = settings.integer("OUTBOX_LEDGER_PREFETCH", 50, 1, 10_000);
-        int channels = settings.integer("OUTBOX_LEDGER_CHANNELS", 2, 1, 64);
+        ConsumerSettings consumer = ConsumerSettings.from(settings, "LEDGER", CONSUMER_NAME, Topology.LEDGER_QUEUE);
         Database database = Database.start(DatabaseConfig.from(settings, dbUrl, "outbox-ledger"),
                 settings.bool("OUTBOX_DB_MIGRATE", true));
         try {
@@ -54,8 +55,9 @@ public final class LedgerConsumerApp implements AutoCloseable {
                     bind(Clock.class).toInstance(Clock.systemUTC());
                 }
             });
-            ConsumerRunner runner = new ConsumerRunner(CONSUMER_NAME, Topology.LEDGER_QUEUE, prefetch, channels,
-                    injector.getInstance(IdempotentProcessor.class), injector.getInstance(LedgerHandler.class));
+            ConsumerRunner runner = ConsumerRunner.transactional(consumer,
+                    injector.getInstance(IdempotentProcessor.class), injector.getInstance(LedgerHandler.class),
+                    injector.getInstance(FailureCounter.class));
             BrokerSession session = new BrokerSession(BrokerConfig.from(settings, amqpUri, "outbox-ledger"),
                     new ExponentialBackoff(Duration.ofMillis(500), Duration.ofSeconds(30)), connection -> {
                         try (Channel ch = connection.createChannel()) {
@@ -66,8 +68,8 @@ public final class LedgerConsumerApp implements AutoCloseable {
                         runner.start(connection);
                     });
             session.start();
-            LOG.info("ledger consumer started on {} (prefetch {}, {} channel(s))", Topology.LEDGER_QUEUE, prefetch,
-                    channels);
+            LOG.info("ledger consumer started on {} (prefetch {}, {} channel(s))", Topology.LEDGER_QUEUE,
+                    consumer.prefetch(), consumer.channels());
             return new LedgerConsumerApp(database, session, runner);
         } catch (RuntimeException e) {
             database.close();
@@ -84,7 +86,8 @@ public final class LedgerConsumerApp implements AutoCloseable {
         runner.close();
         session.close();
         database.close();
-        LOG.info("ledger consumer stopped: applied={} duplicates={} failures={}", runner.applied(),
-                runner.duplicates(), runner.failures());
+        LOG.info("ledger consumer stopped: applied={} (+{} held, applied later) duplicates={} stale={} failures={}"
+                + " dead-lettered={}", runner.applied(), runner.heldApplied(), runner.duplicates(), runner.stale(),
+                runner.failures(), runner.deadLettered());
     }
 }

@@ -49,7 +49,7 @@ public final class OutboxRelay {
         this.stats = stats;
         this.backoff = new BackoffPolicy(config.backoff());
         this.recorder = new OutcomeRecorder(config.relayId(), store, stats, config.markBatchSize(),
-                config.faultMarkDelay());
+                config.faultMarkDelay(), wakeup::signal);
         for (int i = 0; i < config.publishers(); i++) {
             lanes.add(new PublishLane(i, config, store, session, recorder, backoff, stats, wakeup));
         }

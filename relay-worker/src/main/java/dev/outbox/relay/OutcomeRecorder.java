@@ -52,12 +52,15 @@ final class OutcomeRecorder implements Runnable {
     private final RelayStats stats;
     private final int maxBatch;
     private final Duration faultDelay;
+    private final Runnable afterPublished;
     private final LinkedBlockingQueue<Outcome> queue = new LinkedBlockingQueue<>();
     private final ExponentialBackoff dbBackoff = new ExponentialBackoff(Duration.ofMillis(200), Duration.ofSeconds(5));
     private volatile boolean running = true;
     private volatile Thread thread;
 
-    OutcomeRecorder(String relayId, OutboxStore store, RelayStats stats, int maxBatch, Duration faultDelay) {
+    OutcomeRecorder(String relayId, OutboxStore store, RelayStats stats, int maxBatch, Duration faultDelay,
+            Runnable afterPublished) {
+        this.afterPublished = afterPublished;
         this.relayId = relayId;
         this.store = store;
         this.stats = stats;
@@ -164,6 +167,10 @@ final class OutcomeRecorder implements Runnable {
         if (!published.isEmpty()) {
             Set<UUID> changed = store.markPublished(relayId, published);
             lostLeases(published, changed, byId, "PUBLISHED");
+            if (!changed.isEmpty()) {
+                // the next version of these aggregates may be claimable now: do not wait a poll
+                afterPublished.run();
+            }
         }
         if (!failures.isEmpty()) {
             List<Lease> leases = failures.stream().map(Failure::lease).toList();

@@ -90,7 +90,8 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
                     }
                     continue;
                 }
-                List<OutboxRecord> rows = store.claim(config.relayId(), Math.min(config.batchSize(), free));
+                List<OutboxRecord> rows = store.claim(config.relayId(), Math.min(config.batchSize(), free),
+                        config.unorderedTypes());
                 if (dbFailures > 0) {
                     LOG.info("database reachable again after {} failed attempt(s)", dbFailures);
                     dbFailures = 0;

@@ -22,13 +22,15 @@ import java.util.List;
  * @param backoff delay before each attempt; its length is the attempt budget
  * @param shutdownTimeout how long a stopping relay waits for in-flight confirms
  * @param markBatchSize most outcomes written in one statement
+ * @param unorderedTypes message types published without waiting for earlier versions of their
+ *     aggregate (ordering policy {@code none}); every other type is strictly ordered per aggregate
  * @param faultMarkDelay fault injection for crash and fencing tests: hold every outcome this long
  *     before writing it (zero in production)
  */
 public record RelayConfig(String relayId, int publishers, int batchSize, int confirmWindow, Duration pollInterval,
         Duration confirmTimeout, Duration lease, Duration staleCheckInterval, List<Duration> backoff,
         Duration reconnectInitial, Duration reconnectMax, Duration shutdownTimeout, int markBatchSize,
-        Duration faultMarkDelay) {
+        java.util.Set<String> unorderedTypes, Duration faultMarkDelay) {
 
     public static final List<Duration> DEFAULT_BACKOFF = List.of(Duration.ZERO, Duration.ofSeconds(10),
             Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15));
@@ -43,6 +45,7 @@ public record RelayConfig(String relayId, int publishers, int batchSize, int con
             throw new ConfigurationException("OUTBOX_RELAY_BACKOFF must list at least one delay");
         }
         backoff = List.copyOf(backoff);
+        unorderedTypes = java.util.Set.copyOf(unorderedTypes);
     }
 
     public static RelayConfig from(Settings s) {
@@ -66,6 +69,7 @@ public record RelayConfig(String relayId, int publishers, int batchSize, int con
                 s.duration("OUTBOX_RELAY_SHUTDOWN_TIMEOUT", Duration.ofSeconds(10), Duration.ZERO,
                         Duration.ofMinutes(10)),
                 s.integer("OUTBOX_RELAY_MARK_BATCH_SIZE", 1_000, 1, 50_000),
+                s.list("OUTBOX_RELAY_UNORDERED_TYPES"),
                 s.duration("OUTBOX_RELAY_FAULT_MARK_DELAY", Duration.ZERO, Duration.ZERO, Duration.ofDays(1)));
     }
 
@@ -82,6 +86,6 @@ public record RelayConfig(String relayId, int publishers, int batchSize, int con
     public RelayConfig withRelayId(String id) {
         return new RelayConfig(id, publishers, batchSize, confirmWindow, pollInterval, confirmTimeout, lease,
                 staleCheckInterval, backoff, reconnectInitial, reconnectMax, shutdownTimeout, markBatchSize,
-                faultMarkDelay);
+                unorderedTypes, faultMarkDelay);
     }
 }

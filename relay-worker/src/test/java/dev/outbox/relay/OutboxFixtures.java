@@ -28,7 +28,7 @@ import java.util.Map;
 import java.util.UUID;
 
 /** Writes outbox rows the way the application does (domain event -> contract-checked snapshot). */
-final class OutboxFixtures implements AutoCloseable {
+public final class OutboxFixtures implements AutoCloseable {
     static final Currency EUR = Currency.getInstance("EUR");
 
     final TestDatabase db = TestDatabase.get();
@@ -74,6 +74,17 @@ final class OutboxFixtures implements AutoCloseable {
         NewOutboxMessage m = OutboxMessages.from(event, context, System.currentTimeMillis());
         injector.getInstance(OutboxMapper.class).insert(m);
         return m;
+    }
+
+    /** The AMQP message the relay would publish for a row (for tests that publish directly). */
+    public static dev.outbox.messaging.publish.OutboundMessage wire(NewOutboxMessage m) {
+        dev.outbox.persistence.outbox.OutboxRecord row = new dev.outbox.persistence.outbox.OutboxRecord(m.id(),
+                m.aggregateType(), m.aggregateId(), m.aggregateVersion(), m.messageType(), m.messageVersion(),
+                m.exchangeName(), m.routingKey(), m.payload(), m.headers(),
+                dev.outbox.persistence.outbox.OutboxStatus.IN_PROGRESS, 1, Instant.now(), null, null, Instant.now(),
+                Instant.now(), "test", 1L, null, m.correlationId(), m.causationId(), m.traceId(), m.tenantId());
+        return ((dev.outbox.messaging.publish.AmqpMessageMapper.Ready) dev.outbox.messaging.publish.AmqpMessageMapper
+                .map(row)).message();
     }
 
     /** Inserts a row the way any SQL client may: raw values, status PENDING. */

@@ -48,9 +48,12 @@ class RelayCrashIT {
     @Test
     void killedBetweenConfirmAndMarkThenRepublishedAndAppliedOnce() throws Exception {
         int orders = 5;
-        List<NewOutboxMessage> rows = new ArrayList<>();
+        List<NewOutboxMessage> created = new ArrayList<>();
+        List<NewOutboxMessage> captured = new ArrayList<>();
         for (int i = 0; i < orders; i++) {
-            rows.addAll(fx.placeAndCapture(MessageContext.none()));
+            List<NewOutboxMessage> rows = fx.placeAndCapture(MessageContext.none());
+            created.add(rows.get(0));
+            captured.add(rows.get(1));
         }
         RecordingQueue wire = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "#");
         closing.add(wire);
@@ -58,39 +61,43 @@ class RelayCrashIT {
         JavaProcess doomed = JavaProcess.start("relay-doomed", RelayMain.class.getName(),
                 fx.env("OUTBOX_RELAY_ID", "relay-doomed", "OUTBOX_RELAY_FAULT_MARK_DELAY", "1h"));
         closing.add(doomed);
-        for (NewOutboxMessage row : rows) {
+        // it publishes every v1 and sees every confirm; v2 must wait for v1 to be recorded, which never happens
+        for (NewOutboxMessage row : created) {
             doomed.awaitOutput(Pattern.compile("holding outcome confirmed of message_id=" + row.id()),
                     Duration.ofSeconds(30));
         }
-        // every message is confirmed, i.e. on disk in the ledger queue, and none is marked
-        List<TestBroker.Received> all = new ArrayList<>(wire.await(rows.size(), Duration.ofSeconds(10)));
-        assertEquals(rows.size(), all.size());
+        List<TestBroker.Received> all = new ArrayList<>(wire.await(orders, Duration.ofSeconds(10)));
+        assertEquals(created.stream().map(r -> r.id().toString()).sorted().toList(),
+                all.stream().map(TestBroker.Received::messageId).sorted().toList(), "every v1 is on the broker");
         doomed.kill();
-        assertEquals(rows.size(), fx.db.count("SELECT count(*) FROM message_outbox WHERE status = 'IN_PROGRESS'"
-                + " AND locked_by = 'relay-doomed'"));
+        assertEquals(orders, fx.db.count("SELECT count(*) FROM message_outbox WHERE status = 'IN_PROGRESS'"
+                + " AND locked_by = 'relay-doomed'"), "and none of them is marked");
+        assertEquals(orders, fx.count("status = 'PENDING' AND aggregate_version = 2"), "v2 was held back");
 
-        // the replacement relay recovers the stale leases and publishes the same ids again
+        // the replacement relay recovers the stale leases and publishes the same ids again, then v2
         closing.add(RelayApp.start(new Settings(fx.env("OUTBOX_RELAY_ID", "relay-replacement",
                 "OUTBOX_RELAY_LEASE", "3s", "OUTBOX_RELAY_CONFIRM_TIMEOUT", "1s",
                 "OUTBOX_RELAY_STALE_CHECK_INTERVAL", "200ms"))));
-        await().atMost(Duration.ofSeconds(30)).until(() -> fx.countByStatus("PUBLISHED") == rows.size());
-        all.addAll(wire.await(rows.size(), Duration.ofSeconds(10)));
+        await().atMost(Duration.ofSeconds(30)).until(() -> fx.countByStatus("PUBLISHED") == 2L * orders);
+        all.addAll(wire.await(2 * orders, Duration.ofSeconds(10)));
         Map<String, Long> copies = all.stream().collect(Collectors.groupingBy(TestBroker.Received::messageId,
                 Collectors.counting()));
-        for (NewOutboxMessage row : rows) {
+        for (NewOutboxMessage row : created) {
             assertEquals(2L, copies.get(row.id().toString()), "published twice with the same messageId: " + row.id());
         }
-        assertEquals(rows.size(), fx.db.count("SELECT count(*) FROM message_outbox WHERE last_error_code = 'STALE_LOCK'"
-                + " AND attempt_count = 2"));
+        for (NewOutboxMessage row : captured) {
+            assertEquals(1L, copies.get(row.id().toString()));
+        }
+        assertEquals(orders, fx.count("last_error_code = 'STALE_LOCK' AND attempt_count = 2"));
 
-        // the ledger consumer receives both copies of every message and applies each payment once
+        // the ledger consumer receives both copies of every v1 and applies everything once
         LedgerConsumerApp ledger = LedgerConsumerApp.start(new Settings(fx.env()));
         closing.add(ledger);
         await().atMost(Duration.ofSeconds(30)).until(
-                () -> ledger.runner().applied() + ledger.runner().duplicates() == 2L * rows.size());
-        assertEquals(rows.size(), ledger.runner().applied());
-        assertEquals(rows.size(), ledger.runner().duplicates());
+                () -> ledger.runner().applied() + ledger.runner().duplicates() == 3L * orders);
+        assertEquals(2L * orders, ledger.runner().applied());
+        assertEquals(orders, ledger.runner().duplicates());
         assertEquals(orders, fx.db.count("SELECT count(*) FROM ledger_entries WHERE entry_type = 'CAPTURE'"));
-        assertEquals(rows.size(), fx.db.count("SELECT count(*) FROM processed_messages WHERE consumer_name = 'ledger'"));
+        assertEquals(2L * orders, fx.db.count("SELECT count(*) FROM processed_messages WHERE consumer_name = 'ledger'"));
     }
 }

@@ -15,6 +15,7 @@ import jakarta.ws.rs.ext.Provider;
  * binary float on the client).
  */
 @Provider
+@jakarta.inject.Singleton
 public final class JsonConfig implements ContextResolver<ObjectMapper> {
     private final ObjectMapper mapper;
 

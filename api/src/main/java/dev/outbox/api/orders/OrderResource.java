@@ -1,7 +1,13 @@
 package dev.outbox.api.orders;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.outbox.api.http.ApiException;
+import dev.outbox.api.http.JsonConfig;
 import dev.outbox.api.http.RequestMetadata;
+import dev.outbox.api.idempotency.IdempotencyRequest;
+import dev.outbox.api.idempotency.IdempotentExecutor;
+import dev.outbox.api.idempotency.StoredResponse;
+import dev.outbox.domain.Order;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -13,29 +19,36 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.net.URI;
 import java.util.UUID;
 
 /**
  * The public order API. Thin: parse, call the application service, shape the response. A
  * {@code 201}/{@code 200} means "committed locally" (the order and its outbox rows), never
- * "downstream has processed it".
+ * "downstream has processed it". Every POST honours {@code Idempotency-Key}: the response is
+ * built and stored inside the write's transaction, so a retry gets it back byte for byte.
  */
 @Path("/orders")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 public final class OrderResource {
     private final OrderService orders;
+    private final IdempotentExecutor idempotent;
+    private final JsonConfig json;
 
     @Inject
-    public OrderResource(OrderService orders) {
+    public OrderResource(OrderService orders, IdempotentExecutor idempotent, JsonConfig json) {
         this.orders = orders;
+        this.idempotent = idempotent;
+        this.json = json;
     }
 
     @POST
-    public Response place(PlaceOrderRequest body, @Context ContainerRequestContext request) {
-        OrderResponse order = OrderResponse.of(orders.place(body, RequestMetadata.of(request).messageContext()));
-        return Response.created(URI.create("/orders/" + order.id())).entity(order).build();
+    public Response place(PlaceOrderRequest body, @Context ContainerRequestContext request) throws Exception {
+        RequestMetadata metadata = RequestMetadata.of(request);
+        return idempotent.execute(IdempotencyRequest.of(request), () -> {
+            Order order = orders.place(body, metadata.messageContext());
+            return StoredResponse.of(201, write(order), "/orders/" + order.id());
+        }).toResponse();
     }
 
     @GET
@@ -47,11 +60,13 @@ public final class OrderResource {
 
     @POST
     @Path("/{id}/capture")
-    public OrderResponse capture(@PathParam("id") String id, CaptureRequest body,
-            @Context ContainerRequestContext request) {
+    public Response capture(@PathParam("id") String id, CaptureRequest body,
+            @Context ContainerRequestContext request) throws Exception {
         UUID orderId = parseId(id);
+        RequestMetadata metadata = RequestMetadata.of(request);
         try {
-            return OrderResponse.of(orders.capture(orderId, body, RequestMetadata.of(request).messageContext()));
+            return idempotent.execute(IdempotencyRequest.of(request), () -> StoredResponse.of(200,
+                    write(orders.capture(orderId, body, metadata.messageContext())), null)).toResponse();
         } catch (OrderNotFoundException e) {
             throw notFound(orderId);
         }
@@ -59,14 +74,20 @@ public final class OrderResource {
 
     @POST
     @Path("/{id}/cancel")
-    public OrderResponse cancel(@PathParam("id") String id, CancelRequest body,
-            @Context ContainerRequestContext request) {
+    public Response cancel(@PathParam("id") String id, CancelRequest body,
+            @Context ContainerRequestContext request) throws Exception {
         UUID orderId = parseId(id);
+        RequestMetadata metadata = RequestMetadata.of(request);
         try {
-            return OrderResponse.of(orders.cancel(orderId, body, RequestMetadata.of(request).messageContext()));
+            return idempotent.execute(IdempotencyRequest.of(request), () -> StoredResponse.of(200,
+                    write(orders.cancel(orderId, body, metadata.messageContext())), null)).toResponse();
         } catch (OrderNotFoundException e) {
             throw notFound(orderId);
         }
+    }
+
+    private String write(Order order) throws JsonProcessingException {
+        return json.mapper().writeValueAsString(OrderResponse.of(order));
     }
 
     private static ApiException notFound(UUID id) {

@@ -48,6 +48,11 @@ public record InboundMessage(String messageId, String messageType, int messageVe
                 delivery.getBody(), delivery.getEnvelope().isRedeliver());
     }
 
+    /** True when the message carries its aggregate and version, so it can be applied in order. */
+    public boolean isOrdered() {
+        return aggregateVersion != null && aggregateType != null && aggregateId != null;
+    }
+
     public String bodyText() {
         return new String(body, StandardCharsets.UTF_8);
     }

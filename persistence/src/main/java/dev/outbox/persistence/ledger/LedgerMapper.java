@@ -21,6 +21,6 @@ public interface LedgerMapper {
     int insertIfAbsent(LedgerEntry entry);
 
     @Select("SELECT id, order_id, payment_id, entry_type, amount, currency, message_id, booked_at"
-            + " FROM ledger_entries WHERE order_id = #{orderId} ORDER BY booked_at, entry_type")
+            + " FROM ledger_entries WHERE order_id = #{orderId} ORDER BY entry_seq")
     List<LedgerEntry> findByOrder(@Param("orderId") UUID orderId);
 }

@@ -22,8 +22,23 @@ public interface OutboxMapper {
      * Leases up to {@code limit} due rows in one statement: {@code UPDATE ... WHERE id IN (SELECT
      * ... FOR UPDATE SKIP LOCKED LIMIT n) RETURNING *}. Rows locked by a concurrent claim are
      * skipped, never waited for, so relays never get the same row.
+     *
+     * <p>Strict per-aggregate order: a row with an {@code aggregate_version} is claimable only when
+     * no earlier version of its aggregate is unfinished (not {@code PUBLISHED} or
+     * {@code CANCELLED}), unless its message type is in {@code unorderedTypes}. Because the check
+     * is part of the claim, it holds however many relays claim at once.
      */
-    List<OutboxRecord> claimPending(@Param("relayId") String relayId, @Param("limit") int limit);
+    List<OutboxRecord> claimPending(@Param("relayId") String relayId, @Param("limit") int limit,
+            @Param("unorderedTypes") String[] unorderedTypes);
+
+    /** Aggregates with a pending version held back by an earlier {@code PARKED} version. */
+    long countBlockedAggregates();
+
+    /**
+     * An operator's retry: {@code PARKED} or {@code RETRYABLE_FAILED} rows become due now with a
+     * fresh attempt budget, same ids; the last error stays for the record.
+     */
+    List<UUID> retryNow(@Param("ids") UUID[] ids);
 
     /** Confirmed rows become {@code PUBLISHED}. */
     List<UUID> markPublished(@Param("relayId") String relayId, @Param("ids") UUID[] ids,

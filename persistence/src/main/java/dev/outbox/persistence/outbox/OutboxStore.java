@@ -27,10 +27,19 @@ public class OutboxStore {
         this.mapper = mapper;
     }
 
-    /** Leases up to {@code limit} due rows for {@code relayId}, in due order. */
-    @Transactional(force = true)
+    /** Leases up to {@code limit} due rows for {@code relayId}, in due order, every type in strict order. */
     public List<OutboxRecord> claim(String relayId, int limit) {
-        List<OutboxRecord> rows = new ArrayList<>(mapper.claimPending(relayId, limit));
+        return claim(relayId, limit, Set.of());
+    }
+
+    /**
+     * Leases up to {@code limit} due rows for {@code relayId}, in due order; message types in
+     * {@code unorderedTypes} are not held back by earlier versions of their aggregate.
+     */
+    @Transactional(force = true)
+    public List<OutboxRecord> claim(String relayId, int limit, Set<String> unorderedTypes) {
+        List<OutboxRecord> rows = new ArrayList<>(mapper.claimPending(relayId, limit,
+                unorderedTypes.toArray(String[]::new)));
         // RETURNING does not keep the subquery's order; publish in due order, versions ascending
         rows.sort(java.util.Comparator.comparing(OutboxRecord::nextAttemptAt)
                 .thenComparing(OutboxRecord::createdAt)
@@ -91,6 +100,21 @@ public class OutboxStore {
     @Transactional(force = true)
     public List<OutboxMapper.StaleLease> releaseStaleLocks(Duration lease, int maxAttempts, int limit) {
         return mapper.releaseStaleLocks(lease.toMillis(), maxAttempts, limit);
+    }
+
+    /** Aggregates held back by a parked earlier version. */
+    @Transactional
+    public long blockedAggregates() {
+        return mapper.countBlockedAggregates();
+    }
+
+    /** Makes parked or failed rows due now with a fresh attempt budget; returns the ids changed. */
+    @Transactional(force = true)
+    public Set<UUID> retryNow(Collection<UUID> ids) {
+        if (ids.isEmpty()) {
+            return Set.of();
+        }
+        return new HashSet<>(mapper.retryNow(ids.toArray(UUID[]::new)));
     }
 
     @Transactional

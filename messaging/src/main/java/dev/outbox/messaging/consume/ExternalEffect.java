@@ -1,0 +1,10 @@
+package dev.outbox.messaging.consume;
+
+/**
+ * A consumer's effect outside the database (send an e-mail, call a payment provider): no
+ * transaction can span it and the dedupe record. See {@link SideEffectGuard}.
+ */
+@FunctionalInterface
+public interface ExternalEffect {
+    void perform(InboundMessage message) throws Exception;
+}

@@ -1,0 +1,260 @@
+package dev.outbox.messaging.consume;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.GetResponse;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.messaging.publish.DeadLetters;
+import dev.outbox.persistence.DataSources;
+import dev.outbox.persistence.DatabaseConfig;
+import dev.outbox.persistence.PersistenceModule;
+import dev.outbox.testkit.TestBroker;
+import dev.outbox.testkit.TestDatabase;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The consumer framework against real RabbitMQ and PostgreSQL: ordered apply with prefetch and
+ * several instances, dedupe under concurrent duplicates, poison messages to the dead-letter queue.
+ */
+class ConsumerFrameworkIT {
+    static final String QUEUE = "outbox.test.consumer";
+    static final String DLQ = QUEUE + ".dlq";
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private final TestDatabase db = TestDatabase.get();
+    private final TestBroker broker = TestBroker.get();
+    private final List<AutoCloseable> closing = new ArrayList<>();
+    private HikariDataSource pool;
+    private Injector injector;
+
+    @BeforeEach
+    void setUp() {
+        pool = DataSources.create(DatabaseConfig.of(db.url(), db.user(), db.password(), "consumer-it")
+                .withPoolSize(12));
+        injector = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(30), AppliedEffectMapper.class));
+        injector.getInstance(AppliedEffectMapper.class).createTable();
+        db.reset();
+        broker.withChannel(ch -> {
+            ch.queueDelete(QUEUE);
+            ch.queueDelete(DLQ);
+            ch.queueDeclare(QUEUE, true, false, false, null);
+            ch.queueDeclare(DLQ, true, false, false, null);
+        });
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (int i = closing.size() - 1; i >= 0; i--) {
+            closing.get(i).close();
+        }
+        pool.close();
+        broker.deleteQueue(QUEUE);
+        broker.deleteQueue(DLQ);
+    }
+
+    private ConsumerSettings settings(int prefetch, int maxAttempts) {
+        return new ConsumerSettings("test-consumer", QUEUE, DLQ, prefetch, 2, maxAttempts, Duration.ofMillis(20),
+                Duration.ofSeconds(5));
+    }
+
+    /** One consumer instance: its own connection, like a separate process. */
+    private ConsumerRunner instance(ConsumerSettings s, MessageHandler handler) throws Exception {
+        Connection connection = broker.connectionFactory().newConnection("consumer-instance");
+        closing.add(connection::close);
+        ConsumerRunner runner = ConsumerRunner.transactional(s, injector.getInstance(IdempotentProcessor.class),
+                handler, injector.getInstance(FailureCounter.class));
+        runner.start(connection);
+        closing.add(runner);
+        return runner;
+    }
+
+    private MessageHandler recordingHandler() {
+        AppliedEffectMapper effects = injector.getInstance(AppliedEffectMapper.class);
+        return m -> effects.record("test-consumer", m.aggregateId(), m.aggregateVersion(), m.messageId());
+    }
+
+    static AMQP.BasicProperties props(String messageId, String aggregateId, Long version, Map<String, Object> extra) {
+        Map<String, Object> headers = new HashMap<>(extra);
+        headers.put("message_type", "test.event");
+        headers.put("message_version", 1);
+        headers.put("aggregate_type", "order");
+        headers.put("aggregate_id", aggregateId);
+        if (version != null) {
+            headers.put("aggregate_version", version);
+        }
+        return new AMQP.BasicProperties.Builder().messageId(messageId).type("test.event").deliveryMode(2)
+                .contentType("application/json").headers(headers).build();
+    }
+
+    private void publish(Channel ch, AMQP.BasicProperties p) throws Exception {
+        ch.basicPublish("", QUEUE, p, "{}".getBytes(StandardCharsets.UTF_8));
+    }
+
+    private long effects() {
+        return db.count("SELECT count(*) FROM test_applied_effects");
+    }
+
+    @Test
+    void outOfOrderDeliveriesAreAppliedInVersionOrderAcrossInstancesWithPrefetch() throws Exception {
+        int aggregates = 50;
+        int versions = 4;
+        List<AMQP.BasicProperties> messages = new ArrayList<>();
+        for (int a = 0; a < aggregates; a++) {
+            for (long v = versions; v >= 1; v--) { // newest first: the worst order there is
+                messages.add(props(UUID.randomUUID().toString(), "agg-" + a, v, Map.of()));
+            }
+        }
+        Collections.shuffle(messages, new Random(42));
+        broker.withChannel(ch -> {
+            try {
+                for (AMQP.BasicProperties p : messages) {
+                    publish(ch, p);
+                }
+            } catch (Exception e) {
+                throw new java.io.IOException(e);
+            }
+        });
+        List<ConsumerRunner> instances = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            instances.add(instance(settings(50, 5), recordingHandler()));
+        }
+        await().atMost(WAIT).until(() -> effects() == (long) aggregates * versions);
+
+        AppliedEffectMapper effects = injector.getInstance(AppliedEffectMapper.class);
+        for (int a = 0; a < aggregates; a++) {
+            assertEquals(LongStream.rangeClosed(1, versions).boxed().toList(),
+                    effects.versionsInApplyOrder("agg-" + a), "agg-" + a + " applied in order");
+        }
+        long held = instances.stream().mapToLong(ConsumerRunner::held).sum();
+        long heldApplied = instances.stream().mapToLong(ConsumerRunner::heldApplied).sum();
+        assertTrue(held > 0, "some messages arrived early and were held");
+        assertEquals(held, heldApplied, "every held message was applied once its predecessor came");
+        assertEquals(0, db.count("SELECT count(*) FROM consumer_held_messages"));
+        assertEquals(aggregates, db.count("SELECT count(*) FROM consumer_aggregate_positions WHERE last_version = ?",
+                (long) versions));
+    }
+
+    @Test
+    void duplicatesDeliveredConcurrentlyToTwoConsumersApplyOnce() throws Exception {
+        int n = 200;
+        broker.withChannel(ch -> {
+            try {
+                for (int i = 0; i < n; i++) {
+                    AMQP.BasicProperties p = props(UUID.randomUUID().toString(), "dup-" + i, 1L, Map.of());
+                    publish(ch, p);
+                    publish(ch, p); // the same message again: same messageId
+                }
+            } catch (Exception e) {
+                throw new java.io.IOException(e);
+            }
+        });
+        ConsumerRunner a = instance(settings(50, 5), recordingHandler());
+        ConsumerRunner b = instance(settings(50, 5), recordingHandler());
+        await().atMost(WAIT).until(() -> a.applied() + b.applied() + a.duplicates() + b.duplicates() == 2L * n);
+        assertEquals(n, effects());
+        assertEquals(n, a.applied() + b.applied());
+        assertEquals(n, a.duplicates() + b.duplicates());
+        assertEquals(n, db.count("SELECT count(*) FROM processed_messages"));
+    }
+
+    @Test
+    void aStaleVersionIsAcknowledgedWithoutEffect() throws Exception {
+        ConsumerRunner c = instance(settings(1, 5), recordingHandler());
+        broker.withChannel(ch -> {
+            try {
+                publish(ch, props(UUID.randomUUID().toString(), "s", 1L, Map.of()));
+                publish(ch, props(UUID.randomUUID().toString(), "s", 2L, Map.of()));
+                publish(ch, props(UUID.randomUUID().toString(), "s", 1L, Map.of())); // another message, old version
+            } catch (Exception e) {
+                throw new java.io.IOException(e);
+            }
+        });
+        // two channels may deliver v2 before v1 (then v2 is held): every message is accounted for once
+        await().atMost(WAIT).until(() -> c.applied() + c.held() + c.stale() == 3);
+        assertEquals(1, c.stale());
+        assertEquals(c.held(), c.heldApplied());
+        assertEquals(List.of(1L, 2L), injector.getInstance(AppliedEffectMapper.class).versionsInApplyOrder("s"));
+    }
+
+    @Test
+    void aMessageThatKeepsFailingIsDeadLetteredWithItsReasonAfterMaxAttempts() throws Exception {
+        AppliedEffectMapper effects = injector.getInstance(AppliedEffectMapper.class);
+        MessageHandler handler = m -> {
+            if (m.headers().containsKey("poison")) {
+                throw new IllegalArgumentException("cannot handle " + m.messageId());
+            }
+            effects.record("test-consumer", m.aggregateId(), m.aggregateVersion(), m.messageId());
+        };
+        ConsumerRunner c = instance(settings(10, 3), handler);
+        String poisonId = UUID.randomUUID().toString();
+        broker.withChannel(ch -> {
+            try {
+                publish(ch, props(poisonId, "p", null, Map.of("poison", true)));
+                for (int i = 0; i < 5; i++) {
+                    publish(ch, props(UUID.randomUUID().toString(), "ok-" + i, null, Map.of()));
+                }
+            } catch (Exception e) {
+                throw new java.io.IOException(e);
+            }
+        });
+        await().atMost(WAIT).until(() -> c.deadLettered() == 1 && c.applied() == 5);
+        assertEquals(3, c.failures(), "it was tried three times, then moved");
+        GetResponse dead = getOne(DLQ);
+        assertEquals(poisonId, dead.getProps().getMessageId());
+        Map<String, Object> h = dead.getProps().getHeaders();
+        assertTrue(h.get(DeadLetters.REASON).toString().contains("IllegalArgumentException: cannot handle"),
+                h.toString());
+        assertEquals(3, ((Number) h.get(DeadLetters.ATTEMPTS)).intValue());
+        assertEquals("test-consumer", h.get(DeadLetters.CONSUMER).toString());
+        assertNotNull(db.scalar("SELECT dead_lettered_at FROM consumer_failures WHERE message_id = ?", poisonId));
+        assertEquals(0, db.count("SELECT count(*) FROM processed_messages WHERE message_id = ?", poisonId),
+                "its effect never committed");
+    }
+
+    @Test
+    void aNonRetryableMessageAndOneWithoutAnIdGoStraightToTheDeadLetterQueue() throws Exception {
+        MessageHandler handler = m -> {
+            throw new NonRetryableMessageException("breaks its contract");
+        };
+        ConsumerRunner c = instance(settings(10, 5), handler);
+        broker.withChannel(ch -> {
+            try {
+                publish(ch, props(UUID.randomUUID().toString(), "n", null, Map.of()));
+                ch.basicPublish("", QUEUE, new AMQP.BasicProperties.Builder().type("x").build(), new byte[0]);
+            } catch (Exception e) {
+                throw new java.io.IOException(e);
+            }
+        });
+        await().atMost(WAIT).until(() -> c.deadLettered() == 2);
+        assertEquals(0, c.failures(), "no retries for what can never succeed");
+        assertEquals(2, broker.messageCount(DLQ));
+    }
+
+    private GetResponse getOne(String queue) throws Exception {
+        try (Channel ch = broker.connection().createChannel()) {
+            GetResponse r = ch.basicGet(queue, true);
+            assertNotNull(r, "a message on " + queue);
+            return r;
+        }
+    }
+}
