@@ -3,6 +3,7 @@ package dev.outbox.api;
 import com.google.inject.Guice;
 import com.google.inject.Injector;
 import dev.outbox.config.ConfigurationException;
+import dev.outbox.api.ops.OpsConfig;
 import dev.outbox.config.Settings;
 import dev.outbox.persistence.Database;
 import dev.outbox.persistence.DatabaseConfig;
@@ -40,8 +41,13 @@ public final class ApiApp implements AutoCloseable {
         Database database = Database.start(DatabaseConfig.from(settings, dbUrl, "outbox-api"),
                 settings.bool("OUTBOX_DB_MIGRATE", true));
         try {
-            Injector injector = Guice.createInjector(database.module(), new ApiModule(Clock.systemUTC(), config.idempotencyRetention()));
-            HttpServer server = HttpApi.start(injector, config);
+            OpsConfig ops = OpsConfig.from(settings);
+            Injector injector = Guice.createInjector(database.module(), new ApiModule(Clock.systemUTC(),
+                    config.idempotencyRetention(), ops.relayLease()));
+            HttpServer server = HttpApi.start(injector, config, ops);
+            if (ops.operatorToken() == null) {
+                LOG.warn("OUTBOX_OPS_TOKEN is not set: the /ops repair endpoints answer 503");
+            }
             LOG.info("API listening on http://{}:{}/ (settings: {})", config.host(), HttpApi.port(server),
                     settings.describe());
             return new ApiApp(database, server, injector);

@@ -9,19 +9,22 @@ import java.time.Duration;
 public final class ApiModule extends AbstractModule {
     private final Clock clock;
     private final Duration idempotencyRetention;
+    private final Duration relayLease;
 
     public ApiModule(Clock clock) {
-        this(clock, Duration.ofHours(24));
+        this(clock, Duration.ofHours(24), Duration.ofMinutes(2));
     }
 
-    public ApiModule(Clock clock, Duration idempotencyRetention) {
+    public ApiModule(Clock clock, Duration idempotencyRetention, Duration relayLease) {
         this.clock = clock;
         this.idempotencyRetention = idempotencyRetention;
+        this.relayLease = relayLease;
     }
 
     @Override
     protected void configure() {
         bind(Clock.class).toInstance(clock);
         bind(Duration.class).annotatedWith(Names.named("idempotency.retention")).toInstance(idempotencyRetention);
+        bind(Duration.class).annotatedWith(Names.named("relay.lease")).toInstance(relayLease);
     }
 }

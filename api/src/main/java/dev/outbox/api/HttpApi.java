@@ -4,6 +4,9 @@ import com.google.inject.Injector;
 import dev.outbox.api.http.JsonConfig;
 import dev.outbox.api.http.ProblemExceptionMapper;
 import dev.outbox.api.http.RequestMetadataFilter;
+import dev.outbox.api.ops.OpsAuthFilter;
+import dev.outbox.api.ops.OpsConfig;
+import dev.outbox.api.ops.OpsResource;
 import dev.outbox.api.orders.OrderResource;
 import java.io.IOException;
 import java.net.URI;
@@ -23,7 +26,7 @@ public final class HttpApi {
     private HttpApi() {
     }
 
-    static ResourceConfig resourceConfig(Injector injector) {
+    static ResourceConfig resourceConfig(Injector injector, OpsConfig ops) {
         ResourceConfig rc = new ResourceConfig();
         rc.property(CommonProperties.FEATURE_AUTO_DISCOVERY_DISABLE, true);
         rc.property(CommonProperties.JSON_PROCESSING_FEATURE_DISABLE, true);
@@ -36,14 +39,16 @@ public final class HttpApi {
         rc.register(ProblemExceptionMapper.class);
         rc.register(RequestMetadataFilter.class);
         rc.register(dev.outbox.api.idempotency.IdempotencyFilter.class);
+        rc.register(new OpsAuthFilter(ops));
         rc.register(injector.getInstance(OrderResource.class));
+        rc.register(injector.getInstance(OpsResource.class));
         return rc;
     }
 
     /** Starts listening; the caller stops the server. */
-    public static HttpServer start(Injector injector, ApiConfig config) throws IOException {
+    public static HttpServer start(Injector injector, ApiConfig config, OpsConfig ops) throws IOException {
         URI base = URI.create("http://" + config.host() + ":" + config.port() + "/");
-        HttpServer server = GrizzlyHttpServerFactory.createHttpServer(base, resourceConfig(injector), false);
+        HttpServer server = GrizzlyHttpServerFactory.createHttpServer(base, resourceConfig(injector, ops), false);
         server.start();
         return server;
     }

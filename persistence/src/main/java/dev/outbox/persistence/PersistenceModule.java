@@ -60,6 +60,7 @@ public final class PersistenceModule extends MyBatisModule {
         addMapperClass(ProcessedMessageMapper.class);
         addMapperClass(dev.outbox.persistence.consumer.ConsumerStateMapper.class);
         addMapperClass(dev.outbox.persistence.idempotency.IdempotencyKeyMapper.class);
+        addMapperClass(dev.outbox.persistence.ops.OpsMapper.class);
         addMapperClass(LedgerMapper.class);
         extraMappers.forEach(this::addMapperClass);
 

@@ -91,7 +91,7 @@ class OrderingIT {
     void aCancelledVersionNoLongerBlocks() {
         insert("x", 1, "t");
         insert("x", 2, "t");
-        DB.update("UPDATE message_outbox SET status = 'CANCELLED', last_error_code = 'OPERATOR'"
+        DB.update("UPDATE message_outbox SET status = 'CANCELLED', cancelled_at = now(), last_error_code = 'OPERATOR'"
                 + " WHERE aggregate_version = 1");
         assertEquals(List.of(2L), versions(store.claim("r", 100), "x"));
     }
@@ -132,7 +132,7 @@ class OrderingIT {
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> DB.update("UPDATE message_outbox SET aggregate_version = 5 WHERE aggregate_id = 'i'"));
         assertTrue(e.getCause().getMessage().contains("cannot change"), e.getCause().getMessage());
-        assertEquals(1, DB.update("UPDATE message_outbox SET status = 'CANCELLED', last_error_code = 'OPERATOR'"
+        assertEquals(1, DB.update("UPDATE message_outbox SET status = 'CANCELLED', cancelled_at = now(), last_error_code = 'OPERATOR'"
                 + " WHERE aggregate_id = 'i'"), "other columns may change");
     }
 

@@ -4,10 +4,21 @@ package dev.outbox.api.http;
 public final class ApiException extends RuntimeException {
     private static final long serialVersionUID = 1L;
     private final transient Problem problem;
+    private final String wwwAuthenticate;
 
     public ApiException(Problem problem) {
+        this(problem, null);
+    }
+
+    /** A 401 carries the {@code WWW-Authenticate} challenge the client must answer. */
+    public ApiException(Problem problem, String wwwAuthenticate) {
         super(problem.detail(), null, false, false);
         this.problem = problem;
+        this.wwwAuthenticate = wwwAuthenticate;
+    }
+
+    public String wwwAuthenticate() {
+        return wwwAuthenticate;
     }
 
     public static ApiException notFound(String what) {

@@ -50,6 +50,9 @@ public final class ProblemExceptionMapper implements ExceptionMapper<Throwable> 
         if (correlation != null) {
             b.header(RequestMetadataFilter.CORRELATION_ID, correlation);
         }
+        if (failure instanceof ApiException api && api.wwwAuthenticate() != null) {
+            b.header("WWW-Authenticate", api.wwwAuthenticate());
+        }
         if (failure instanceof WebApplicationException wae && wae.getResponse().getHeaderString("Allow") != null) {
             b.header("Allow", wae.getResponse().getHeaderString("Allow"));
         }

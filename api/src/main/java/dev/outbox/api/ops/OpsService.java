@@ -1,0 +1,225 @@
+package dev.outbox.api.ops;
+
+import dev.outbox.api.http.ApiException;
+import dev.outbox.api.http.Problem;
+import dev.outbox.domain.InvalidInputException;
+import dev.outbox.persistence.json.Json;
+import dev.outbox.persistence.ops.AuditEntry;
+import dev.outbox.persistence.ops.BulkRetryFilter;
+import dev.outbox.persistence.ops.CodeCount;
+import dev.outbox.persistence.ops.OpsMapper;
+import dev.outbox.persistence.ops.OutboxQuery;
+import dev.outbox.persistence.ops.OutboxStats;
+import dev.outbox.persistence.outbox.OutboxMapper;
+import dev.outbox.persistence.outbox.OutboxRecord;
+import dev.outbox.persistence.outbox.OutboxStatus;
+import jakarta.inject.Inject;
+import jakarta.inject.Named;
+import jakarta.inject.Singleton;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.mybatis.guice.transactional.Transactional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The operators' use cases. Every repair is one transaction that changes the rows (guarded by
+ * the status it may change, same ids, never a new message) and writes an {@code ops_audit} row
+ * saying who did what, to which ids or filter, why, and how many rows it touched.
+ */
+@Singleton
+public class OpsService {
+    private static final Logger LOG = LoggerFactory.getLogger(OpsService.class);
+    public static final int MAX_BULK = 1_000;
+
+    private final OpsMapper ops;
+    private final OutboxMapper outbox;
+    private final Duration lease;
+
+    @Inject
+    public OpsService(OpsMapper ops, OutboxMapper outbox, @Named("relay.lease") Duration lease) {
+        this.ops = ops;
+        this.outbox = outbox;
+        this.lease = lease;
+    }
+
+    @Transactional
+    public OpsViews.Page search(OutboxQuery query, boolean withPayload) {
+        List<OutboxRecord> rows = ops.search(query);
+        String next = null;
+        if (rows.size() == query.limit()) {
+            // the query asked for one more than the page: its presence means there is a next page
+            rows = rows.subList(0, query.limit() - 1);
+            OutboxRecord last = rows.get(rows.size() - 1);
+            next = Cursors.encode(last.createdAt(), last.id());
+        }
+        List<OpsViews.Row> items = new ArrayList<>();
+        for (OutboxRecord r : rows) {
+            items.add(OpsViews.Row.of(r, withPayload, leaseExpiry(r), null));
+        }
+        return new OpsViews.Page(items, next);
+    }
+
+    @Transactional
+    public Optional<OpsViews.Row> detail(UUID id, boolean withPayload) {
+        OutboxRecord r = outbox.findById(id);
+        if (r == null) {
+            return Optional.empty();
+        }
+        OpsViews.Blocker blocker = null;
+        if (r.aggregateVersion() != null && (r.status() == OutboxStatus.PENDING
+                || r.status() == OutboxStatus.RETRYABLE_FAILED)) {
+            OutboxRecord b = ops.blockingVersion(id);
+            if (b != null) {
+                blocker = new OpsViews.Blocker(b.id(), b.aggregateVersion(), b.status().name(),
+                        b.lastErrorCode() == null ? null : b.lastErrorCode().name());
+            }
+        }
+        return Optional.of(OpsViews.Row.of(r, withPayload, leaseExpiry(r), blocker));
+    }
+
+    /** A {@code PARKED} or {@code RETRYABLE_FAILED} row becomes due now, same id, fresh attempt budget. */
+    @Transactional
+    public OpsViews.ActionResult retry(UUID id, OpsPrincipal who, String reason) {
+        List<UUID> changed = outbox.retryNow(new UUID[] {id});
+        requireChanged(id, changed, "retried", "PARKED or RETRYABLE_FAILED");
+        audit(who, "RETRY", changed, null, reason);
+        return new OpsViews.ActionResult("RETRY", changed.size(), changed);
+    }
+
+    @Transactional
+    public OpsViews.BulkRetryResult bulkRetry(BulkRetryFilter filter, boolean dryRun, int limit, OpsPrincipal who,
+            String reason) {
+        long matched = ops.countBulkRetry(filter);
+        if (dryRun) {
+            return new OpsViews.BulkRetryResult(true, matched, 0, null, matched);
+        }
+        List<UUID> ids = ops.bulkRetry(filter, limit);
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("status", filter.status());
+        f.put("errorCode", filter.errorCode());
+        f.put("messageType", filter.messageType());
+        f.put("createdFrom", filter.createdFrom() == null ? null : filter.createdFrom().toString());
+        f.put("createdTo", filter.createdTo() == null ? null : filter.createdTo().toString());
+        f.put("limit", limit);
+        audit(who, "BULK_RETRY", ids, Json.write(f), reason);
+        return new OpsViews.BulkRetryResult(false, matched, ids.size(), ids, Math.max(0, matched - ids.size()));
+    }
+
+    @Transactional
+    public OpsViews.ActionResult cancel(UUID id, OpsPrincipal who, String reason) {
+        requireReason(reason);
+        List<UUID> changed = ops.cancel(id, "cancelled by " + who.actor() + ": " + reason);
+        requireChanged(id, changed, "cancelled", "PENDING, RETRYABLE_FAILED or PARKED");
+        audit(who, "CANCEL", changed, null, reason);
+        return new OpsViews.ActionResult("CANCEL", changed.size(), changed);
+    }
+
+    /** A {@code PUBLISHED} row is published again with the same id, so consumers deduplicate it. */
+    @Transactional
+    public OpsViews.ActionResult replay(UUID id, OpsPrincipal who, String reason) {
+        List<UUID> changed = ops.replay(id);
+        requireChanged(id, changed, "replayed", "PUBLISHED");
+        audit(who, "REPLAY", changed, null, reason);
+        return new OpsViews.ActionResult("REPLAY", changed.size(), changed);
+    }
+
+    /** Every {@code PUBLISHED} row of one aggregate is published again, in version order. */
+    @Transactional
+    public OpsViews.ActionResult replayAggregate(String aggregateType, String aggregateId, OpsPrincipal who,
+            String reason) {
+        if (aggregateType == null || aggregateType.isBlank() || aggregateId == null || aggregateId.isBlank()) {
+            throw InvalidInputException.of("aggregateType/aggregateId", "are required");
+        }
+        List<UUID> changed = ops.replayAggregate(aggregateType, aggregateId);
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("aggregateType", aggregateType);
+        f.put("aggregateId", aggregateId);
+        audit(who, "REPLAY_AGGREGATE", changed, Json.write(f), reason);
+        return new OpsViews.ActionResult("REPLAY_AGGREGATE", changed.size(), changed);
+    }
+
+    /** A stuck {@code IN_PROGRESS} row is taken from its relay (whose late mark the fence refuses). */
+    @Transactional
+    public OpsViews.ActionResult releaseLease(UUID id, OpsPrincipal who, String reason) {
+        List<UUID> changed = ops.releaseLease(id, "lease released by " + who.actor()
+                + (reason == null ? "" : ": " + reason));
+        requireChanged(id, changed, "released", "IN_PROGRESS");
+        audit(who, "RELEASE_LEASE", changed, null, reason);
+        return new OpsViews.ActionResult("RELEASE_LEASE", changed.size(), changed);
+    }
+
+    @Transactional
+    public OpsViews.Stats stats() {
+        OutboxStats s = ops.stats();
+        Map<String, Long> counts = new LinkedHashMap<>();
+        counts.put("PENDING", s.pending());
+        counts.put("IN_PROGRESS", s.inProgress());
+        counts.put("RETRYABLE_FAILED", s.retryableFailed());
+        counts.put("PARKED", s.parked());
+        Map<String, Long> parked = new LinkedHashMap<>();
+        for (CodeCount c : ops.parkedByErrorCode()) {
+            parked.put(c.code(), c.count());
+        }
+        return new OpsViews.Stats(counts, s.publishedLastHour(), s.oldestPendingAgeSeconds(), parked,
+                s.blockedAggregates());
+    }
+
+    @Transactional
+    public OpsViews.AuditPage audit(Long beforeId, UUID messageId, int limit) {
+        List<AuditEntry> entries = ops.auditLog(beforeId, messageId, limit + 1);
+        String next = null;
+        if (entries.size() > limit) {
+            entries = entries.subList(0, limit);
+            next = String.valueOf(entries.get(entries.size() - 1).id());
+        }
+        return new OpsViews.AuditPage(entries.stream().map(OpsViews.Audit::of).toList(), next);
+    }
+
+    @Transactional
+    public OpsViews.Reconcile reconcile() {
+        var missing = ops.ordersMissingEvents(100);
+        var expired = ops.expiredLeases(lease.toMillis(), 100);
+        var blocked = ops.blockedAggregates(100);
+        var sideEffects = ops.pendingSideEffects(Duration.ofMinutes(5).toMillis(), 100);
+        return new OpsViews.Reconcile(missing.isEmpty() && expired.isEmpty() && blocked.isEmpty()
+                && sideEffects.isEmpty(), missing, expired, blocked, sideEffects);
+    }
+
+    private void requireChanged(UUID id, List<UUID> changed, String verb, String allowed) {
+        if (!changed.isEmpty()) {
+            return;
+        }
+        OutboxRecord r = outbox.findById(id);
+        if (r == null) {
+            throw ApiException.notFound("message " + id);
+        }
+        throw new ApiException(Problem.of(409, "invalid_state", "Not allowed in the row's current state",
+                "message " + id + " is " + r.status() + "; only " + allowed + " rows can be " + verb));
+    }
+
+    private static void requireReason(String reason) {
+        if (reason == null || reason.isBlank()) {
+            throw InvalidInputException.of("reason", "is required");
+        }
+        if (reason.length() > 500) {
+            throw InvalidInputException.of("reason", "must be at most 500 characters");
+        }
+    }
+
+    private void audit(OpsPrincipal who, String action, List<UUID> ids, String filter, String reason) {
+        ops.audit(new AuditEntry(null, null, who.actor(), who.role().label(), action, ids.toArray(UUID[]::new), filter,
+                reason, ids.size()));
+        LOG.info("ops {} by {} ({}) on {} row(s){}", action, who.actor(), who.role().label(), ids.size(),
+                reason == null ? "" : ": " + reason);
+    }
+
+    private java.time.Instant leaseExpiry(OutboxRecord r) {
+        return r.lockedAt() == null ? null : r.lockedAt().plus(lease);
+    }
+}

@@ -1,0 +1,309 @@
+package dev.outbox.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.outbox.config.Settings;
+import dev.outbox.testkit.TestDatabase;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/** The operator API on a real server and database: auth, search, every repair and its audit trail. */
+class OpsApiIT {
+    static final String OPERATOR = "op-secret-" + UUID.randomUUID();
+    static final String READER = "read-secret-" + UUID.randomUUID();
+    private static final TestDatabase DB = TestDatabase.get();
+    private static ApiApp app;
+    private static ApiClient client;
+
+    @BeforeAll
+    static void start() {
+        Map<String, String> env = new HashMap<>(DB.env());
+        env.put("OUTBOX_HTTP_PORT", "0");
+        env.put("OUTBOX_HTTP_HOST", "127.0.0.1");
+        env.put("OUTBOX_OPS_TOKEN", OPERATOR);
+        env.put("OUTBOX_OPS_READ_TOKEN", READER);
+        app = ApiApp.start(new Settings(env));
+        client = new ApiClient(app.port());
+    }
+
+    @AfterAll
+    static void stop() {
+        app.close();
+    }
+
+    @BeforeEach
+    void clean() {
+        DB.reset();
+    }
+
+    static UUID row(String status, String errorCode, String type, String aggregate, Long version) {
+        UUID id = UUID.randomUUID();
+        DB.update("INSERT INTO message_outbox (id, aggregate_type, aggregate_id, aggregate_version, message_type,"
+                + " exchange_name, routing_key, payload, correlation_id, tenant_id) VALUES (?, 'order', ?, ?, ?,"
+                + " 'orders.events', ?, '{\"secret\":\"card-4242\"}'::jsonb, 'corr-' || ?, 'tenant-a')",
+                id, aggregate, version, type, type, aggregate);
+        switch (status) {
+            case "PENDING" -> { }
+            case "PUBLISHED" -> DB.update("UPDATE message_outbox SET status = 'PUBLISHED', published_at = now(),"
+                    + " attempt_count = 1 WHERE id = ?", id);
+            case "IN_PROGRESS" -> DB.update("UPDATE message_outbox SET status = 'IN_PROGRESS', locked_by = 'relay-x',"
+                    + " locked_at = now() - interval '1 hour', lease_token = 1, attempt_count = 1 WHERE id = ?", id);
+            default -> DB.update("UPDATE message_outbox SET status = ?, last_error_code = ?, last_error_message = 'why',"
+                    + " attempt_count = 5 WHERE id = ?", status, errorCode, id);
+        }
+        return id;
+    }
+
+    private static String[] op() {
+        return new String[] {"Authorization", "Bearer " + OPERATOR, "X-Operator", "alice"};
+    }
+
+    private static String[] reader() {
+        return new String[] {"Authorization", "Bearer " + READER};
+    }
+
+    @Test
+    void opsEndpointsNeedAValidTokenAndReadOnlyCannotWrite() throws Exception {
+        UUID id = row("PARKED", "UNROUTABLE", "order.created", "a1", 1L);
+        ApiClient.Reply none = client.get("/ops/outbox");
+        assertEquals(401, none.status());
+        assertEquals("Bearer realm=\"outbox-ops\"", none.header("WWW-Authenticate"));
+        assertEquals(401, client.get("/ops/outbox", "Authorization", "Bearer nope").status());
+        assertEquals(401, client.get("/ops/outbox", "Authorization", "Basic " + OPERATOR).status());
+        assertEquals(200, client.get("/ops/outbox", reader()).status());
+        ApiClient.Reply forbidden = client.post("/ops/outbox/" + id + "/retry", "{}", reader());
+        assertEquals(403, forbidden.status());
+        assertEquals("PARKED", DB.scalar("SELECT status FROM message_outbox WHERE id = ?", id));
+        assertEquals(200, client.post("/ops/outbox/" + id + "/retry", "{}", op()).status());
+    }
+
+    @Test
+    void tokensNeverReachTheLogs() throws Exception {
+        Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        ListAppender<ILoggingEvent> captured = new ListAppender<>();
+        captured.start();
+        root.addAppender(captured);
+        ch.qos.logback.classic.Level before = root.getLevel();
+        root.setLevel(ch.qos.logback.classic.Level.TRACE);
+        try {
+            UUID id = row("PARKED", "UNROUTABLE", "order.created", "a1", 1L);
+            client.post("/ops/outbox/" + id + "/retry", "{\"reason\":\"fixed binding\"}", op());
+            client.get("/ops/outbox", "Authorization", "Bearer " + OPERATOR + "-wrong");
+            client.post("/ops/outbox/" + id + "/cancel", "{}", reader());
+        } finally {
+            root.setLevel(before);
+            root.detachAppender(captured);
+        }
+        assertFalse(captured.list.isEmpty(), "the calls were logged");
+        for (ILoggingEvent e : captured.list) {
+            String line = e.getFormattedMessage() + " " + e.getMDCPropertyMap();
+            assertFalse(line.contains(OPERATOR) || line.contains(READER), "a token leaked: " + line);
+        }
+    }
+
+    @Test
+    void searchFiltersAndPagesByKeyset() throws Exception {
+        Set<String> all = new HashSet<>();
+        for (int i = 0; i < 7; i++) {
+            all.add(row("PARKED", "UNROUTABLE", "order.created", "p" + i, 1L).toString());
+        }
+        row("PUBLISHED", null, "order.created", "pub", 1L);
+        row("PARKED", "PAYLOAD_INVALID", "payment.captured", "other", 1L);
+
+        Set<String> seen = new HashSet<>();
+        String after = null;
+        int pages = 0;
+        do {
+            String q = "/ops/outbox?status=PARKED&errorCode=UNROUTABLE&limit=3"
+                    + (after == null ? "" : "&after=" + after);
+            JsonNode page = client.get(q, reader()).json();
+            page.get("items").forEach(r -> {
+                assertEquals("PARKED", r.get("status").asText());
+                assertTrue(seen.add(r.get("id").asText()), "no row twice across pages");
+            });
+            after = page.hasNonNull("next") ? page.get("next").asText() : null;
+            pages++;
+        } while (after != null);
+        assertEquals(all, seen);
+        assertEquals(3, pages);
+
+        JsonNode byCorrelation = client.get("/ops/outbox?correlationId=corr-p3", reader()).json();
+        assertEquals(1, byCorrelation.get("items").size());
+        assertEquals(1, client.get("/ops/outbox?tenantId=tenant-a&messageType=payment.captured", reader())
+                .json().get("items").size());
+    }
+
+    @Test
+    void filterValuesThatLookLikeSqlAreJustValues() throws Exception {
+        row("PARKED", "UNROUTABLE", "order.created", "x", 1L);
+        String[] attacks = {"' OR '1'='1", "x'; DELETE FROM message_outbox; --", "\" OR 1=1 --",
+            "order.created' UNION SELECT * FROM ops_audit --"};
+        for (String attack : attacks) {
+            String enc = URLEncoder.encode(attack, StandardCharsets.UTF_8);
+            ApiClient.Reply r = client.get("/ops/outbox?messageType=" + enc + "&aggregateId=" + enc
+                    + "&correlationId=" + enc, reader());
+            assertEquals(200, r.status(), r.body());
+            assertEquals(0, r.json().get("items").size(), attack);
+        }
+        ApiClient.Reply badEnum = client.get("/ops/outbox?status=" + URLEncoder.encode("PARKED' OR 1=1",
+                StandardCharsets.UTF_8), reader());
+        assertEquals(400, badEnum.status());
+        assertEquals(1, DB.count("SELECT count(*) FROM message_outbox"), "nothing was deleted");
+    }
+
+    @Test
+    void detailShowsAttemptsLastErrorLeaseAndWhatBlocksTheRow() throws Exception {
+        UUID v1 = row("PARKED", "UNROUTABLE", "order.created", "agg", 1L);
+        UUID v2 = row("PENDING", null, "payment.captured", "agg", 2L);
+        JsonNode d = client.get("/ops/outbox/" + v2, op()).json();
+        assertEquals(v1.toString(), d.get("blockedBy").get("id").asText());
+        assertEquals("UNROUTABLE", d.get("blockedBy").get("lastErrorCode").asText());
+        assertEquals("card-4242", d.get("payload").get("secret").asText(), "the operator sees the payload");
+
+        JsonNode parked = client.get("/ops/outbox/" + v1, reader()).json();
+        assertEquals(5, parked.get("attemptCount").asInt());
+        assertEquals("UNROUTABLE", parked.get("lastErrorCode").asText());
+        assertEquals("why", parked.get("lastErrorMessage").asText());
+        assertNull(parked.get("payload"), "the read-only role does not");
+        assertNotNull(parked.get("payloadSha256"));
+
+        UUID leased = row("IN_PROGRESS", null, "order.created", "l", 1L);
+        JsonNode lease = client.get("/ops/outbox/" + leased, reader()).json().get("lease");
+        assertEquals("relay-x", lease.get("lockedBy").asText());
+        assertNotNull(lease.get("expiresAt"));
+        assertEquals(404, client.get("/ops/outbox/" + UUID.randomUUID(), reader()).status());
+        assertEquals(400, client.get("/ops/outbox/not-a-uuid", reader()).status());
+    }
+
+    @Test
+    void retryCancelReplayAndReleaseChangeOnlyWhatTheyMayAndAreAudited() throws Exception {
+        UUID parked = row("PARKED", "UNROUTABLE", "order.created", "r1", 1L);
+        UUID published = row("PUBLISHED", null, "order.created", "r2", 1L);
+        UUID pending = row("PENDING", null, "order.created", "r3", 1L);
+        UUID leased = row("IN_PROGRESS", null, "order.created", "r4", 1L);
+
+        assertEquals(200, client.post("/ops/outbox/" + parked + "/retry", "{\"reason\":\"bound the queue\"}", op())
+                .status());
+        assertEquals(List.of("PENDING", "0"), state(parked));
+        assertEquals(409, client.post("/ops/outbox/" + published + "/retry", "{}", op()).status());
+
+        assertEquals(400, client.post("/ops/outbox/" + pending + "/cancel", "{}", op()).status(), "a reason is required");
+        assertEquals(200, client.post("/ops/outbox/" + pending + "/cancel", "{\"reason\":\"sent by hand\"}", op())
+                .status());
+        assertEquals("CANCELLED", state(pending).get(0));
+        assertEquals(409, client.post("/ops/outbox/" + published + "/cancel", "{\"reason\":\"x\"}", op()).status());
+
+        assertEquals(200, client.post("/ops/outbox/" + published + "/replay", "{}", op()).status());
+        assertEquals("PENDING", state(published).get(0), "published again, same id");
+
+        assertEquals(200, client.post("/ops/outbox/" + leased + "/release", "{\"reason\":\"relay-x is gone\"}", op())
+                .status());
+        assertEquals(List.of("RETRYABLE_FAILED", "1"), state(leased));
+        assertNull(DB.scalar("SELECT locked_by FROM message_outbox WHERE id = ?", leased));
+
+        JsonNode audit = client.get("/ops/audit", reader()).json().get("items");
+        List<String> actions = new ArrayList<>();
+        audit.forEach(a -> actions.add(a.get("action").asText()));
+        assertEquals(List.of("RELEASE_LEASE", "REPLAY", "CANCEL", "RETRY"), actions, "newest first, refusals not recorded");
+        JsonNode retry = audit.get(3);
+        assertEquals("alice", retry.get("actor").asText());
+        assertEquals("operator", retry.get("role").asText());
+        assertEquals("bound the queue", retry.get("reason").asText());
+        assertEquals(parked.toString(), retry.get("messageIds").get(0).asText());
+        assertEquals(1, client.get("/ops/audit?messageId=" + pending, reader()).json().get("items").size());
+    }
+
+    @Test
+    void bulkRetryCountsFirstThenRetriesInChunks() throws Exception {
+        for (int i = 0; i < 5; i++) {
+            row("PARKED", "UNROUTABLE", "order.created", "b" + i, 1L);
+        }
+        row("PARKED", "PAYLOAD_INVALID", "order.created", "keep", 1L);
+        row("RETRYABLE_FAILED", "UNROUTABLE", "order.created", "also", 1L);
+
+        assertEquals(400, client.post("/ops/outbox/retry", "{}", op()).status(), "a filter is required");
+        JsonNode dry = client.post("/ops/outbox/retry", "{\"errorCode\":\"UNROUTABLE\",\"status\":\"PARKED\","
+                + "\"dryRun\":true}", op()).json();
+        assertEquals(5, dry.get("matched").asLong());
+        assertEquals(5, DB.count("SELECT count(*) FROM message_outbox WHERE status = 'PARKED'"
+                + " AND last_error_code = 'UNROUTABLE'"), "a dry run changes nothing");
+
+        JsonNode first = client.post("/ops/outbox/retry", "{\"errorCode\":\"UNROUTABLE\",\"status\":\"PARKED\","
+                + "\"limit\":3,\"reason\":\"binding restored\"}", op()).json();
+        assertEquals(3, first.get("retried").asInt());
+        assertEquals(2, first.get("remaining").asLong());
+        JsonNode second = client.post("/ops/outbox/retry", "{\"errorCode\":\"UNROUTABLE\",\"status\":\"PARKED\","
+                + "\"limit\":3}", op()).json();
+        assertEquals(2, second.get("retried").asInt());
+        assertEquals(1, DB.count("SELECT count(*) FROM message_outbox WHERE status = 'PARKED'"));
+        assertEquals(1, DB.count("SELECT count(*) FROM message_outbox WHERE status = 'RETRYABLE_FAILED'"));
+        assertEquals(2, DB.count("SELECT count(*) FROM ops_audit WHERE action = 'BULK_RETRY'"));
+        assertEquals("UNROUTABLE", DB.scalar("SELECT filter->>'errorCode' FROM ops_audit LIMIT 1"));
+    }
+
+    @Test
+    void replayingAnAggregateRepublishesAllItsPublishedRows() throws Exception {
+        row("PUBLISHED", null, "order.created", "agg", 1L);
+        row("PUBLISHED", null, "payment.captured", "agg", 2L);
+        row("PENDING", null, "order.cancelled", "agg", 3L);
+        JsonNode r = client.post("/ops/outbox/replay-aggregate", "{\"aggregateType\":\"order\",\"aggregateId\":\"agg\","
+                + "\"reason\":\"ledger rebuilt\"}", op()).json();
+        assertEquals(2, r.get("affected").asInt());
+        assertEquals(3, DB.count("SELECT count(*) FROM message_outbox WHERE status = 'PENDING'"));
+    }
+
+    @Test
+    void statsAndReconcileAnswerTheThreeAmQuestions() throws Exception {
+        row("PARKED", "UNROUTABLE", "order.created", "s1", 1L);
+        row("PENDING", null, "payment.captured", "s1", 2L);
+        row("PARKED", "PAYLOAD_INVALID", "order.created", "s2", 1L);
+        row("IN_PROGRESS", null, "order.created", "s3", 1L);
+        row("PUBLISHED", null, "order.created", "s4", 1L);
+        DB.update("UPDATE message_outbox SET created_at = now() - interval '10 minutes' WHERE aggregate_id = 's1'"
+                + " AND aggregate_version = 2");
+        JsonNode stats = client.get("/ops/outbox/stats", reader()).json();
+        assertEquals(1, stats.get("counts").get("PENDING").asLong());
+        assertEquals(1, stats.get("counts").get("IN_PROGRESS").asLong());
+        assertEquals(2, stats.get("counts").get("PARKED").asLong());
+        assertEquals(1, stats.get("publishedLastHour").asLong());
+        assertEquals(1, stats.get("parkedByErrorCode").get("UNROUTABLE").asLong());
+        assertTrue(stats.get("oldestPendingAgeSeconds").asDouble() >= 599);
+        assertEquals(1, stats.get("blockedAggregates").asLong());
+
+        // an order whose latest version has no outbox row: written around the outbox
+        UUID orderId = UUID.randomUUID();
+        DB.update("INSERT INTO orders (id, customer_id, status, version, currency, total, created_at, updated_at)"
+                + " VALUES (?, 'c', 'PLACED', 1, 'EUR', 10, now(), now())", orderId);
+        JsonNode rec = client.get("/ops/outbox/reconcile", reader()).json();
+        assertFalse(rec.get("ok").asBoolean());
+        assertEquals(orderId.toString(), rec.get("ordersMissingEvents").get(0).get("orderId").asText());
+        assertEquals("relay-x", rec.get("expiredLeases").get(0).get("lockedBy").asText());
+        assertEquals("s1", rec.get("blockedAggregates").get(0).get("aggregateId").asText());
+        assertEquals(1, rec.get("blockedAggregates").get(0).get("waiting").asLong());
+    }
+
+    private static List<String> state(UUID id) {
+        Map<String, Object> r = DB.rows("SELECT status, attempt_count FROM message_outbox WHERE id = ?", id).get(0);
+        return List.of((String) r.get("status"), String.valueOf(r.get("attempt_count")));
+    }
+}

@@ -1,0 +1,50 @@
+package dev.outbox.persistence.ops;
+
+import dev.outbox.persistence.consumer.PendingSideEffect;
+import dev.outbox.persistence.outbox.OutboxRecord;
+import java.util.List;
+import java.util.UUID;
+import org.apache.ibatis.annotations.Param;
+
+/**
+ * The operators' SQL (in {@code OpsMapper.xml}). Every value is a bound parameter; filters are
+ * added with MyBatis dynamic SQL, never by pasting text. Repairs are single statements guarded by
+ * the status they may change, and return the ids they changed.
+ */
+public interface OpsMapper {
+
+    List<OutboxRecord> search(OutboxQuery query);
+
+    /** The earliest unfinished earlier version of the row's aggregate: what holds it back, if anything. */
+    OutboxRecord blockingVersion(@Param("id") UUID id);
+
+    long countBulkRetry(BulkRetryFilter filter);
+
+    List<UUID> bulkRetry(@Param("filter") BulkRetryFilter filter, @Param("limit") int limit);
+
+    List<UUID> cancel(@Param("id") UUID id, @Param("reason") String reason);
+
+    List<UUID> replay(@Param("id") UUID id);
+
+    List<UUID> replayAggregate(@Param("aggregateType") String aggregateType, @Param("aggregateId") String aggregateId);
+
+    List<UUID> releaseLease(@Param("id") UUID id, @Param("reason") String reason);
+
+    OutboxStats stats();
+
+    List<CodeCount> parkedByErrorCode();
+
+    void audit(AuditEntry entry);
+
+    List<AuditEntry> auditLog(@Param("beforeId") Long beforeId, @Param("messageId") UUID messageId,
+            @Param("limit") int limit);
+
+    List<Reconciliation.OrderMissingEvent> ordersMissingEvents(@Param("limit") int limit);
+
+    List<Reconciliation.ExpiredLease> expiredLeases(@Param("leaseMillis") long leaseMillis, @Param("limit") int limit);
+
+    List<Reconciliation.BlockedAggregate> blockedAggregates(@Param("limit") int limit);
+
+    List<PendingSideEffect> pendingSideEffects(@Param("olderThanMillis") long olderThanMillis,
+            @Param("limit") int limit);
+}

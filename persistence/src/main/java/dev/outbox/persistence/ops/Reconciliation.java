@@ -1,0 +1,23 @@
+package dev.outbox.persistence.ops;
+
+import java.time.Instant;
+import java.util.UUID;
+
+/** What the reconciliation check looks for, one record type per finding. */
+public final class Reconciliation {
+    private Reconciliation() {
+    }
+
+    /** An order whose latest version has no outbox row: its event was never recorded. */
+    public record OrderMissingEvent(UUID orderId, long orderVersion, Long lastOutboxVersion) {
+    }
+
+    /** A row leased for longer than the lease: its relay is gone or stuck. */
+    public record ExpiredLease(UUID id, String messageType, String lockedBy, Instant lockedAt, int attemptCount) {
+    }
+
+    /** An aggregate whose pending versions wait behind a parked one. */
+    public record BlockedAggregate(String aggregateType, String aggregateId, UUID parkedId, long parkedVersion,
+            String errorCode, long waiting) {
+    }
+}
