@@ -3,7 +3,23 @@ package dev.outbox.api;
 import com.google.inject.Guice;
 import com.google.inject.Injector;
 import dev.outbox.config.ConfigurationException;
+import dev.outbox.api.health.BrokerProbe;
+import dev.outbox.api.health.HealthResource;
+import dev.outbox.api.health.MetricsResource;
+import dev.outbox.api.health.BrokerProbe;
+import dev.outbox.api.health.HealthResource;
+import dev.outbox.api.health.MetricsResource;
 import dev.outbox.api.ops.OpsConfig;
+import dev.outbox.persistence.metrics.Metrics;
+import dev.outbox.persistence.metrics.OutboxGauges;
+import dev.outbox.persistence.ops.OutboxStatsReader;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import dev.outbox.persistence.metrics.Metrics;
+import dev.outbox.persistence.metrics.OutboxGauges;
+import dev.outbox.persistence.ops.OutboxStatsReader;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
 import dev.outbox.config.Settings;
 import dev.outbox.persistence.Database;
 import dev.outbox.persistence.DatabaseConfig;
@@ -44,7 +60,10 @@ public final class ApiApp implements AutoCloseable {
             OpsConfig ops = OpsConfig.from(settings);
             Injector injector = Guice.createInjector(database.module(), new ApiModule(Clock.systemUTC(),
                     config.idempotencyRetention(), ops.relayLease()));
-            HttpServer server = HttpApi.start(injector, config, ops);
+            PrometheusMeterRegistry registry = Metrics.registry("outbox-api");
+            OutboxGauges.register(registry, injector.getInstance(OutboxStatsReader.class), Duration.ofSeconds(5));
+            HttpServer server = HttpApi.start(injector, config, ops, new MetricsResource(registry),
+                    new HealthResource(database, BrokerProbe.of(settings.optional("OUTBOX_AMQP_URI").orElse(null))));
             if (ops.operatorToken() == null) {
                 LOG.warn("OUTBOX_OPS_TOKEN is not set: the /ops repair endpoints answer 503");
             }

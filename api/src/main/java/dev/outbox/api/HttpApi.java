@@ -26,7 +26,7 @@ public final class HttpApi {
     private HttpApi() {
     }
 
-    static ResourceConfig resourceConfig(Injector injector, OpsConfig ops) {
+    static ResourceConfig resourceConfig(Injector injector, OpsConfig ops, Object... extraResources) {
         ResourceConfig rc = new ResourceConfig();
         rc.property(CommonProperties.FEATURE_AUTO_DISCOVERY_DISABLE, true);
         rc.property(CommonProperties.JSON_PROCESSING_FEATURE_DISABLE, true);
@@ -42,13 +42,21 @@ public final class HttpApi {
         rc.register(new OpsAuthFilter(ops));
         rc.register(injector.getInstance(OrderResource.class));
         rc.register(injector.getInstance(OpsResource.class));
+        for (Object r : extraResources) {
+            rc.register(r);
+        }
+        for (Object r : extraResources) {
+            rc.register(r);
+        }
         return rc;
     }
 
     /** Starts listening; the caller stops the server. */
-    public static HttpServer start(Injector injector, ApiConfig config, OpsConfig ops) throws IOException {
+    public static HttpServer start(Injector injector, ApiConfig config, OpsConfig ops, Object... extraResources)
+            throws IOException {
         URI base = URI.create("http://" + config.host() + ":" + config.port() + "/");
-        HttpServer server = GrizzlyHttpServerFactory.createHttpServer(base, resourceConfig(injector, ops), false);
+        HttpServer server = GrizzlyHttpServerFactory.createHttpServer(base,
+                resourceConfig(injector, ops, extraResources), false);
         server.start();
         return server;
     }

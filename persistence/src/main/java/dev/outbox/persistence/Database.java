@@ -44,6 +44,15 @@ public final class Database implements AutoCloseable {
         }
     }
 
+    /** "UP", or "DOWN: why", checked with a pooled connection's validity test. */
+    public String ping() {
+        try (java.sql.Connection c = dataSource.getConnection()) {
+            return c.isValid(2) ? "UP" : "DOWN: connection not valid";
+        } catch (java.sql.SQLException e) {
+            return "DOWN: " + e.getClass().getSimpleName() + (e.getSQLState() == null ? "" : " " + e.getSQLState());
+        }
+    }
+
     public DataSource dataSource() {
         return dataSource;
     }

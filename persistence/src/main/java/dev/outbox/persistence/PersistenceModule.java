@@ -61,6 +61,7 @@ public final class PersistenceModule extends MyBatisModule {
         addMapperClass(dev.outbox.persistence.consumer.ConsumerStateMapper.class);
         addMapperClass(dev.outbox.persistence.idempotency.IdempotencyKeyMapper.class);
         addMapperClass(dev.outbox.persistence.ops.OpsMapper.class);
+        addMapperClass(dev.outbox.persistence.retention.RetentionMapper.class);
         addMapperClass(LedgerMapper.class);
         extraMappers.forEach(this::addMapperClass);
 

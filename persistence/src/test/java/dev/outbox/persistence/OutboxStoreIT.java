@@ -61,10 +61,11 @@ class OutboxStoreIT {
     static UUID insertRow(String status, String nextAttempt) {
         UUID id = UUID.randomUUID();
         DB.update("INSERT INTO message_outbox (id, aggregate_type, aggregate_id, message_type, exchange_name,"
-                + " routing_key, payload, status, next_attempt_at, last_error_code) VALUES (?, 'order', ?,"
-                + " 'order.created', 'orders.events', 'order.created', '{\"a\":1}'::jsonb, ?, now() + ?::interval, ?)",
+                + " routing_key, payload, status, next_attempt_at, last_error_code, cancelled_at) VALUES (?, 'order', ?,"
+                + " 'order.created', 'orders.events', 'order.created', '{\"a\":1}'::jsonb, ?, now() + ?::interval, ?,"
+                + " CASE WHEN ? = 'CANCELLED' THEN now() END)",
                 id, UUID.randomUUID().toString(), status, nextAttempt,
-                status.equals("PENDING") || status.equals("PUBLISHED") ? null : "NACKED");
+                status.equals("PENDING") || status.equals("PUBLISHED") ? null : "NACKED", status);
         if (status.equals("PUBLISHED")) {
             DB.update("UPDATE message_outbox SET published_at = now() WHERE id = ?", id);
         }

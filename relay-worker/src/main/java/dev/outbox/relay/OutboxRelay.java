@@ -72,6 +72,11 @@ public final class OutboxRelay {
                 config.lease().toSeconds(), backoff.maxAttempts());
     }
 
+    /** True between start and stop. */
+    public boolean isRunning() {
+        return started;
+    }
+
     /** Wakes idle publishers now instead of at the end of their poll interval. */
     public void wakeUp() {
         wakeup.signal();
@@ -111,7 +116,7 @@ public final class OutboxRelay {
             List<OutboxMapper.StaleLease> released = store.releaseStaleLocks(config.lease(), backoff.maxAttempts(),
                     1_000);
             for (OutboxMapper.StaleLease s : released) {
-                stats.staleLeasesRecovered.increment();
+                stats.staleLockRecovered();
                 LOG.warn("recovered stale lease: message_id={} held by {} for over {} s is now {} (STALE_LOCK)",
                         s.id(), s.lockedBy(), config.lease().toSeconds(), s.status());
             }

@@ -184,7 +184,7 @@ final class OutcomeRecorder implements Runnable {
         }
         for (Map.Entry<ErrorCode, List<Lease>> e : released.entrySet()) {
             Set<UUID> changed = store.release(relayId, e.getValue(), e.getKey(), releaseDetail.get(e.getKey()));
-            stats.released.add(changed.size());
+            stats.released(changed.size());
             lostLeases(e.getValue(), changed, byId, "release");
         }
     }
@@ -195,7 +195,7 @@ final class OutcomeRecorder implements Runnable {
         }
         for (Lease l : attempted) {
             if (!changed.contains(l.id())) {
-                stats.lostLeases.increment();
+                stats.lostLease();
                 OutboxRecord row = byId.get(l.id()).row();
                 withRow(row, () -> LOG.warn("lost lease: could not record {} for message_id={} (token {}): another"
                         + " relay or stale-lock recovery took the row first; its outcome stands", what, l.id(),

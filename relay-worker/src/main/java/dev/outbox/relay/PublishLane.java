@@ -100,8 +100,7 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
                     wakeup.await(config.pollInterval(), generation);
                     continue;
                 }
-                stats.claims.increment();
-                stats.claimed.add(rows.size());
+                stats.claimed(rows.size());
                 publishAll(p, rows);
             } catch (DataAccessException e) {
                 Duration wait = dbBackoff.delay(dbFailures);
@@ -157,6 +156,7 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
             }
             try {
                 p.publish(((AmqpMessageMapper.Ready) mapped).message(), row);
+                stats.attempted();
             } catch (IOException e) {
                 // the channel or connection is gone: this row and the rest were never handed over.
                 // With the connection gone the broker is unavailable; with only the channel closed
@@ -196,6 +196,7 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
             }
             ConfirmPublisher.SoloOutcome outcome = ConfirmPublisher.publishAlone(connection, ready.message(),
                     config.confirmTimeout());
+            stats.attempted();
             if (outcome.confirmed()) {
                 confirmed(s.row(), 0);
             } else {
@@ -208,7 +209,7 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
 
     @Override
     public void confirmed(OutboxRecord row, long confirmNanos) {
-        stats.confirmed(confirmNanos);
+        stats.confirmed(confirmNanos, java.time.Duration.between(row.createdAt(), java.time.Instant.now()));
         recorder.add(new OutcomeRecorder.Published(row, confirmNanos));
     }
 

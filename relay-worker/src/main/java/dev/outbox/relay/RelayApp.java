@@ -13,7 +13,19 @@ import dev.outbox.messaging.FailureDescriptions;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.Database;
 import dev.outbox.persistence.DatabaseConfig;
+import dev.outbox.config.HealthReport;
+import dev.outbox.persistence.metrics.Metrics;
+import dev.outbox.persistence.metrics.OutboxGauges;
+import dev.outbox.persistence.ops.OutboxStatsReader;
 import dev.outbox.persistence.outbox.OutboxStore;
+import dev.outbox.persistence.retention.RetentionPolicy;
+import dev.outbox.persistence.retention.RetentionRun;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.io.IOException;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -26,11 +38,16 @@ public final class RelayApp implements AutoCloseable {
     private final Database database;
     private final BrokerSession session;
     private final OutboxRelay relay;
+    private final ProcessEndpoint endpoint;
+    private final RetentionSchedule retention;
 
-    private RelayApp(Database database, BrokerSession session, OutboxRelay relay) {
+    private RelayApp(Database database, BrokerSession session, OutboxRelay relay, ProcessEndpoint endpoint,
+            RetentionSchedule retention) {
         this.database = database;
         this.session = session;
         this.relay = relay;
+        this.endpoint = endpoint;
+        this.retention = retention;
     }
 
     public static RelayApp start(Settings settings) {
@@ -41,24 +58,69 @@ public final class RelayApp implements AutoCloseable {
         String amqpUri = settings.optional("OUTBOX_AMQP_URI").orElseThrow(() -> new ConfigurationException(
                 "OUTBOX_AMQP_URI is not set (the launcher starts an embedded broker when it is unset)"));
         boolean declareTopology = settings.bool("OUTBOX_RELAY_DECLARE_TOPOLOGY", true);
+        RetentionPolicy retentionPolicy = RetentionPolicy.from(settings);
+        int httpPort = settings.integer("OUTBOX_RELAY_HTTP_PORT", 8081, -1, 65_535);
+        String httpHost = settings.string("OUTBOX_RELAY_HTTP_HOST", "0.0.0.0");
         Database database = Database.start(DatabaseConfig.from(settings, dbUrl, "outbox-relay"),
                 settings.bool("OUTBOX_DB_MIGRATE", true));
+        List<AutoCloseable> started = new ArrayList<>();
         try {
             Injector injector = Guice.createInjector(database.module());
+            PrometheusMeterRegistry registry = Metrics.registry("outbox-relay");
             BrokerSession session = new BrokerSession(
                     BrokerConfig.from(settings, amqpUri, "outbox-relay " + config.relayId()),
                     new ExponentialBackoff(config.reconnectInitial(), config.reconnectMax()),
                     declareTopology ? RelayApp::declareTopology : c -> { });
             OutboxRelay relay = new OutboxRelay(config, injector.getInstance(OutboxStore.class), session,
-                    new RelayStats());
+                    new RelayStats(registry));
+            OutboxGauges.register(registry, injector.getInstance(OutboxStatsReader.class), Duration.ofSeconds(5));
+            Gauge.builder("outbox.broker.available", session, s -> s.isAvailable() ? 1 : 0)
+                    .description("1 while the relay has a usable broker connection (circuit closed)").strongReference(true)
+                    .register(registry);
+            Gauge.builder("outbox.relay.in_flight", relay, OutboxRelay::inFlight)
+                    .description("messages sent and not yet confirmed").strongReference(true).register(registry);
             session.start();
+            started.add(session);
             relay.start();
+            started.add(relay::stop);
+            ProcessEndpoint endpoint = null;
+            if (httpPort >= 0) {
+                endpoint = ProcessEndpoint.start(httpHost, httpPort, registry, relay::isRunning,
+                        () -> HealthReport.of(Map.of("database", database.ping(),
+                                "broker", session.isAvailable() ? "UP" : "DOWN: " + session.lastError())));
+                LOG.info("relay metrics and health on http://{}:{}/metrics", httpHost, endpoint.port());
+            }
+            RetentionSchedule retention = null;
+            if (retentionPolicy.enabled()) {
+                retention = new RetentionSchedule(injector.getInstance(RetentionRun.class), retentionPolicy, registry);
+                retention.start();
+            }
             LOG.info("relay settings: {}", settings.describe());
-            return new RelayApp(database, session, relay);
+            return new RelayApp(database, session, relay, endpoint, retention);
+        } catch (IOException e) {
+            closeAll(started);
+            database.close();
+            throw new java.io.UncheckedIOException("cannot open the relay's HTTP port " + httpPort, e);
         } catch (RuntimeException e) {
+            closeAll(started);
             database.close();
             throw e;
         }
+    }
+
+    private static void closeAll(List<AutoCloseable> started) {
+        for (int i = started.size() - 1; i >= 0; i--) {
+            try {
+                started.get(i).close();
+            } catch (Exception e) {
+                LOG.warn("cleanup after a failed start", e);
+            }
+        }
+    }
+
+    /** The port of {@code /metrics} and {@code /health}, or -1 when disabled. */
+    public int httpPort() {
+        return endpoint == null ? -1 : endpoint.port();
     }
 
     /**
@@ -90,8 +152,14 @@ public final class RelayApp implements AutoCloseable {
     @Override
     public void close() {
         try {
+            if (retention != null) {
+                retention.close();
+            }
             relay.stop();
         } finally {
+            if (endpoint != null) {
+                endpoint.close();
+            }
             session.close();
             database.close();
         }

@@ -1,26 +1,82 @@
 package dev.outbox.relay;
 
 import dev.outbox.persistence.outbox.ErrorCode;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 
-/** Counters of what this relay did since it started; read by logs, health and metrics. */
+/**
+ * What this relay did, as Micrometer meters (exposed in Prometheus format on the relay's
+ * {@code /metrics}) and as plain numbers for logs and tests. Names follow seed 001 section 22:
+ * {@code outbox_publish_attempts_total}, {@code outbox_publish_successes_total},
+ * {@code outbox_publish_failures_total{error_code}}, {@code outbox_confirm_latency_seconds},
+ * {@code outbox_batch_size}, {@code outbox_stale_locks_total}, {@code outbox_lost_leases_total},
+ * and {@code outbox_commit_to_publish_seconds} (row written to broker confirm).
+ */
 public final class RelayStats {
-    final LongAdder claimed = new LongAdder();
-    final LongAdder claims = new LongAdder();
-    final LongAdder published = new LongAdder();
-    final LongAdder released = new LongAdder();
-    final LongAdder lostLeases = new LongAdder();
-    final LongAdder staleLeasesRecovered = new LongAdder();
-    final LongAdder confirmNanosTotal = new LongAdder();
-    final AtomicLong confirmNanosMax = new AtomicLong();
-    private final Map<ErrorCode, LongAdder> failures = new EnumMap<>(ErrorCode.class);
+    private final Counter attempts;
+    private final Counter successes;
+    private final Counter claims;
+    private final Counter released;
+    private final Counter lostLeases;
+    private final Counter staleLocks;
+    private final Map<ErrorCode, Counter> failures = new EnumMap<>(ErrorCode.class);
+    private final Timer confirmLatency;
+    private final Timer commitToPublish;
+    private final DistributionSummary batchSize;
 
     public RelayStats() {
+        this(new SimpleMeterRegistry());
+    }
+
+    public RelayStats(MeterRegistry registry) {
+        attempts = Counter.builder("outbox.publish.attempts").description("messages handed to the broker")
+                .register(registry);
+        successes = Counter.builder("outbox.publish.successes").description("messages the broker confirmed")
+                .register(registry);
+        claims = Counter.builder("outbox.claims").description("claim statements that leased rows").register(registry);
+        released = Counter.builder("outbox.released")
+                .description("leased rows given back without counting an attempt").register(registry);
+        lostLeases = Counter.builder("outbox.lost.leases")
+                .description("outcomes refused by the fence: another relay or recovery had the row").register(registry);
+        staleLocks = Counter.builder("outbox.stale.locks")
+                .description("expired leases this relay recovered (STALE_LOCK)").register(registry);
         for (ErrorCode c : ErrorCode.values()) {
-            failures.put(c, new LongAdder());
+            failures.put(c, Counter.builder("outbox.publish.failures").tag("error_code", c.name())
+                    .description("failed publish attempts, by why").register(registry));
+        }
+        confirmLatency = Timer.builder("outbox.confirm.latency").description("publish to broker confirm")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofSeconds(30)).register(registry);
+        commitToPublish = Timer.builder("outbox.commit.to.publish")
+                .description("outbox row written to broker confirm").publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofMinutes(10))
+                .register(registry);
+        batchSize = DistributionSummary.builder("outbox.batch.size").description("rows leased per claim")
+                .register(registry);
+    }
+
+    void claimed(int rows) {
+        claims.increment();
+        batchSize.record(rows);
+    }
+
+    void attempted() {
+        attempts.increment();
+    }
+
+    void confirmed(long confirmNanos, Duration sinceWritten) {
+        successes.increment();
+        if (confirmNanos > 0) {
+            confirmLatency.record(Duration.ofNanos(confirmNanos));
+        }
+        if (!sinceWritten.isNegative()) {
+            commitToPublish.record(sinceWritten);
         }
     }
 
@@ -28,45 +84,59 @@ public final class RelayStats {
         failures.get(code).increment();
     }
 
-    void confirmed(long nanos) {
-        published.increment();
-        confirmNanosTotal.add(nanos);
-        confirmNanosMax.accumulateAndGet(nanos, Math::max);
+    void released(int rows) {
+        released.increment(rows);
+    }
+
+    void lostLease() {
+        lostLeases.increment();
+    }
+
+    void staleLockRecovered() {
+        staleLocks.increment();
     }
 
     public long claimed() {
-        return claimed.sum();
+        return (long) batchSize.totalAmount();
+    }
+
+    public long attempts() {
+        return (long) attempts.count();
     }
 
     public long published() {
-        return published.sum();
+        return (long) successes.count();
     }
 
     public long released() {
-        return released.sum();
+        return (long) released.count();
     }
 
     public long lostLeases() {
-        return lostLeases.sum();
+        return (long) lostLeases.count();
     }
 
     public long staleLeasesRecovered() {
-        return staleLeasesRecovered.sum();
+        return (long) staleLocks.count();
     }
 
     public long failures(ErrorCode code) {
-        return failures.get(code).sum();
+        return (long) failures.get(code).count();
     }
 
     public Map<ErrorCode, Long> failuresByCode() {
         Map<ErrorCode, Long> out = new EnumMap<>(ErrorCode.class);
         failures.forEach((k, v) -> {
-            long n = v.sum();
-            if (n > 0) {
-                out.put(k, n);
+            if (v.count() > 0) {
+                out.put(k, (long) v.count());
             }
         });
         return out;
+    }
+
+    /** Confirm latency at a percentile (from the histogram), for logs and the benchmark. */
+    public Duration confirmLatencyMax() {
+        return Duration.ofNanos((long) confirmLatency.max(java.util.concurrent.TimeUnit.NANOSECONDS));
     }
 
     @Override

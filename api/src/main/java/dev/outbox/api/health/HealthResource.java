@@ -1,0 +1,43 @@
+package dev.outbox.api.health;
+
+import dev.outbox.config.HealthReport;
+import dev.outbox.persistence.Database;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * {@code /health/live}: the process answers. {@code /health/ready}: its database answers and its
+ * broker speaks AMQP. A load balancer should route on readiness and restart on liveness only.
+ */
+@Path("/health")
+@Produces(MediaType.APPLICATION_JSON)
+public final class HealthResource {
+    private final Database database;
+    private final BrokerProbe broker;
+
+    public HealthResource(Database database, BrokerProbe broker) {
+        this.database = database;
+        this.broker = broker;
+    }
+
+    @GET
+    @Path("/live")
+    public Response live() {
+        return Response.ok("{\"status\":\"UP\"}").build();
+    }
+
+    @GET
+    @Path("/ready")
+    public Response ready() {
+        Map<String, String> checks = new LinkedHashMap<>();
+        checks.put("database", database.ping());
+        checks.put("broker", broker == null ? "UP (not configured: OUTBOX_AMQP_URI unset)" : broker.check());
+        HealthReport report = HealthReport.of(checks);
+        return Response.status(report.up() ? 200 : 503).entity(report.toJson()).build();
+    }
+}

@@ -1,0 +1,71 @@
+package dev.outbox.relay;
+
+import dev.outbox.persistence.DataAccessException;
+import dev.outbox.persistence.retention.RetentionPolicy;
+import dev.outbox.persistence.retention.RetentionRun;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs retention in the relay process every {@link RetentionPolicy#interval()}. Every relay
+ * schedules it; the advisory lock inside {@link RetentionRun} lets one pass run at a time.
+ */
+final class RetentionSchedule implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RetentionSchedule.class);
+
+    private final RetentionRun run;
+    private final RetentionPolicy policy;
+    private final MeterRegistry registry;
+    private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "relay-retention");
+        t.setDaemon(true);
+        return t;
+    });
+
+    RetentionSchedule(RetentionRun run, RetentionPolicy policy, MeterRegistry registry) {
+        this.run = run;
+        this.policy = policy;
+        this.registry = registry;
+    }
+
+    void start() {
+        executor.scheduleWithFixedDelay(this::runOnce, policy.initialDelay().toMillis(), policy.interval().toMillis(),
+                TimeUnit.MILLISECONDS);
+        LOG.info("retention every {} s: finished outbox rows after {} h, dedupe records after {} h, batches of {}",
+                policy.interval().toSeconds(), policy.outboxAge().toHours(), policy.processedAge().toHours(),
+                policy.batchSize());
+    }
+
+    private void runOnce() {
+        try {
+            RetentionRun.Result result = run.run(policy);
+            if (!result.ran()) {
+                return;
+            }
+            for (Map.Entry<String, Long> e : result.deleted().entrySet()) {
+                Counter.builder("outbox.retention.deleted").tag("table", e.getKey())
+                        .description("rows deleted by retention").register(registry).increment(e.getValue());
+            }
+            if (result.total() > 0) {
+                LOG.info("retention deleted {}", result.deleted());
+            }
+        } catch (DataAccessException e) {
+            LOG.warn("retention skipped this time: {}", e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.error("retention failed", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+    }
+}
