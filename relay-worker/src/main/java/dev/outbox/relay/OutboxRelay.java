@@ -117,8 +117,13 @@ public final class OutboxRelay {
                     1_000);
             for (OutboxMapper.StaleLease s : released) {
                 stats.staleLockRecovered();
-                LOG.warn("recovered stale lease: message_id={} held by {} for over {} s is now {} (STALE_LOCK)",
-                        s.id(), s.lockedBy(), config.lease().toSeconds(), s.status());
+                org.slf4j.MDC.put("message_id", s.id().toString());
+                try {
+                    LOG.warn("recovered stale lease: message_id={} held by {} for over {} s is now {} (STALE_LOCK)",
+                            s.id(), s.lockedBy(), config.lease().toSeconds(), s.status());
+                } finally {
+                    org.slf4j.MDC.remove("message_id");
+                }
             }
         } catch (DataAccessException e) {
             LOG.warn("stale-lease recovery skipped: {}", e.getMessage());
