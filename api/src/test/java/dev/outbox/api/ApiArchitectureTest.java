@@ -31,6 +31,18 @@ class ApiArchitectureTest {
     }
 
     @Test
+    void noJpaOrHibernateAnywhere() {
+        // one transaction manager (mybatis-guice) owns every write: a second ORM would need a second
+        JavaClasses everything = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("dev.outbox");
+        noClasses().should().dependOnClassesThat().resideInAnyPackage("jakarta.persistence..", "javax.persistence..",
+                "org.hibernate..")
+                .because("MyBatis owns the transaction of the business write and the outbox insert")
+                .check(everything);
+    }
+
+    @Test
     void theBrokerClientIsNotEvenOnTheClassPath() {
         try {
             Class.forName("com.rabbitmq.client.Channel");

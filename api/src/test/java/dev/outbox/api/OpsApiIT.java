@@ -300,6 +300,18 @@ class OpsApiIT {
         assertEquals("relay-x", rec.get("expiredLeases").get(0).get("lockedBy").asText());
         assertEquals("s1", rec.get("blockedAggregates").get(0).get("aggregateId").asText());
         assertEquals(1, rec.get("blockedAggregates").get(0).get("waiting").asLong());
+        assertEquals(0, rec.get("waitingConsumers").size());
+
+        // a consumer holding v3 for 10 minutes while v2 never came (it was cancelled, say)
+        DB.update("INSERT INTO consumer_aggregate_positions (consumer_name, aggregate_type, aggregate_id,"
+                + " last_version) VALUES ('ledger', 'order', 'w', 1)");
+        DB.update("INSERT INTO consumer_held_messages (consumer_name, aggregate_type, aggregate_id, aggregate_version,"
+                + " message_id, message_type, message_version, body, held_at) VALUES ('ledger', 'order', 'w', 3, 'm3',"
+                + " 'order.cancelled', 1, '\\x7b7d'::bytea, now() - interval '10 minutes')");
+        JsonNode waiting = client.get("/ops/outbox/reconcile", reader()).json().get("waitingConsumers").get(0);
+        assertEquals("ledger", waiting.get("consumerName").asText());
+        assertEquals(2, waiting.get("waitingForVersion").asLong());
+        assertEquals(1, waiting.get("held").asLong());
     }
 
     private static List<String> state(UUID id) {

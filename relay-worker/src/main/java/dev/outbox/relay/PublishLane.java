@@ -194,11 +194,12 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
                 failed(s.row(), ErrorCode.PAYLOAD_INVALID, ((AmqpMessageMapper.Invalid) mapped).reason());
                 continue;
             }
+            long sent = System.nanoTime();
             ConfirmPublisher.SoloOutcome outcome = ConfirmPublisher.publishAlone(connection, ready.message(),
                     config.confirmTimeout());
             stats.attempted();
             if (outcome.confirmed()) {
-                confirmed(s.row(), 0);
+                confirmed(s.row(), System.nanoTime() - sent);
             } else {
                 failed(s.row(), outcome.failure(), outcome.detail());
             }

@@ -186,9 +186,10 @@ public class OpsService {
         var missing = ops.ordersMissingEvents(100);
         var expired = ops.expiredLeases(lease.toMillis(), 100);
         var blocked = ops.blockedAggregates(100);
+        var waiting = ops.waitingConsumers(Duration.ofMinutes(5).toMillis(), 100);
         var sideEffects = ops.pendingSideEffects(Duration.ofMinutes(5).toMillis(), 100);
         return new OpsViews.Reconcile(missing.isEmpty() && expired.isEmpty() && blocked.isEmpty()
-                && sideEffects.isEmpty(), missing, expired, blocked, sideEffects);
+                && waiting.isEmpty() && sideEffects.isEmpty(), missing, expired, blocked, waiting, sideEffects);
     }
 
     private void requireChanged(UUID id, List<UUID> changed, String verb, String allowed) {

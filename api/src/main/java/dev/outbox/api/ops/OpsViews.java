@@ -93,7 +93,7 @@ public final class OpsViews {
 
     public record Reconcile(boolean ok, List<Reconciliation.OrderMissingEvent> ordersMissingEvents,
             List<Reconciliation.ExpiredLease> expiredLeases, List<Reconciliation.BlockedAggregate> blockedAggregates,
-            List<PendingSideEffect> pendingSideEffects) {
+            List<Reconciliation.WaitingConsumer> waitingConsumers, List<PendingSideEffect> pendingSideEffects) {
     }
 
     static JsonNode tree(String json) {

@@ -24,11 +24,13 @@ public final class Launcher implements AutoCloseable {
 
     private final List<AutoCloseable> started;
     private final ApiApp api;
+    private final RelayApp relay;
     private final Settings settings;
 
-    private Launcher(List<AutoCloseable> started, ApiApp api, Settings settings) {
+    private Launcher(List<AutoCloseable> started, ApiApp api, RelayApp relay, Settings settings) {
         this.started = started;
         this.api = api;
+        this.relay = relay;
         this.settings = settings;
     }
 
@@ -36,10 +38,11 @@ public final class Launcher implements AutoCloseable {
         List<AutoCloseable> started = new ArrayList<>();
         try {
             started.add(LedgerConsumerApp.start(settings));
-            started.add(RelayApp.start(settings));
+            RelayApp relay = RelayApp.start(settings);
+            started.add(relay);
             ApiApp api = ApiApp.start(settings);
             started.add(api);
-            return new Launcher(started, api, settings);
+            return new Launcher(started, api, relay, settings);
         } catch (RuntimeException e) {
             closeAll(started);
             throw e;
@@ -48,6 +51,10 @@ public final class Launcher implements AutoCloseable {
 
     public ApiApp api() {
         return api;
+    }
+
+    public RelayApp relay() {
+        return relay;
     }
 
     /** What to print once everything is up: where things are and something to try. */
@@ -59,6 +66,8 @@ public final class Launcher implements AutoCloseable {
                 "",
                 "  Outbox service is running: API + relay + ledger consumer",
                 "    API       http://localhost:" + port + "/orders",
+                "    metrics   http://localhost:" + port + "/metrics (API), http://localhost:" + relay.httpPort()
+                        + "/metrics (relay); health at /health/ready on both",
                 "    database  " + db,
                 "    broker    " + amqp,
                 "  Try it:",

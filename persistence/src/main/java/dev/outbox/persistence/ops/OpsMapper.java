@@ -45,6 +45,9 @@ public interface OpsMapper {
 
     List<Reconciliation.BlockedAggregate> blockedAggregates(@Param("limit") int limit);
 
+    List<Reconciliation.WaitingConsumer> waitingConsumers(@Param("olderThanMillis") long olderThanMillis,
+            @Param("limit") int limit);
+
     List<PendingSideEffect> pendingSideEffects(@Param("olderThanMillis") long olderThanMillis,
             @Param("limit") int limit);
 }

@@ -16,6 +16,14 @@ public final class Reconciliation {
     public record ExpiredLease(UUID id, String messageType, String lockedBy, Instant lockedAt, int attemptCount) {
     }
 
+    /**
+     * A consumer holding later versions of an aggregate while the version it needs has not come
+     * (for example an operator cancelled it): the consumer will wait until someone acts.
+     */
+    public record WaitingConsumer(String consumerName, String aggregateType, String aggregateId,
+            long waitingForVersion, long held, Instant heldSince) {
+    }
+
     /** An aggregate whose pending versions wait behind a parked one. */
     public record BlockedAggregate(String aggregateType, String aggregateId, UUID parkedId, long parkedVersion,
             String errorCode, long waiting) {

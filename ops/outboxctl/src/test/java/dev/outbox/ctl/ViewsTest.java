@@ -1,0 +1,142 @@
+package dev.outbox.ctl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ViewsTest {
+    private static JsonNode json(String s) throws Exception {
+        return OpsClient.JSON.readTree(s.replace('\'', '"'));
+    }
+
+    private static final String PARKED = "{'id':'11111111-1111-1111-1111-111111111111','aggregateType':'order',"
+            + "'aggregateId':'o-1','aggregateVersion':3,'messageType':'order.created','messageVersion':1,"
+            + "'exchange':'orders.events','routingKey':'order.created','status':'PARKED','attemptCount':5,"
+            + "'nextAttemptAt':'2026-11-30T09:00:00.123456Z','lastErrorCode':'UNROUTABLE',"
+            + "'lastErrorMessage':'basic.return 312 NO_ROUTE','createdAt':'2026-11-30T08:59:59.987Z',"
+            + "'correlationId':'corr-1','tenantId':'t-1','payloadBytes':17,'payloadSha256':'abc','headers':{}}";
+
+    @Test
+    void listIsATableWithOneLinePerRow() throws Exception {
+        JsonNode pending = json("{'id':'22222222-2222-2222-2222-222222222222','aggregateType':'order',"
+                + "'aggregateId':'o-2','messageType':'payment.captured','status':'PENDING','attemptCount':0,"
+                + "'createdAt':'2026-11-30T10:00:00Z'}");
+        String t = Views.list(List.of(json(PARKED), pending));
+        String[] lines = t.split("\n");
+        assertEquals(3, lines.length, t);
+        assertEquals(List.of("ID", "STATUS", "TYPE", "AGGREGATE", "VER", "ATTEMPTS", "ERROR", "CREATED"),
+                List.of(lines[0].trim().split("\\s+")));
+        assertEquals(List.of("11111111-1111-1111-1111-111111111111", "PARKED", "order.created", "order/o-1", "3", "5",
+                "UNROUTABLE", "2026-11-30T08:59:59Z"), List.of(lines[1].split("\\s+")));
+        assertEquals(List.of("22222222-2222-2222-2222-222222222222", "PENDING", "payment.captured", "order/o-2", "-",
+                "0", "-", "2026-11-30T10:00:00Z"), List.of(lines[2].split("\\s+")));
+        // fixed width: every column starts at the same offset on every line
+        assertEquals(lines[0].indexOf("STATUS"), lines[2].indexOf("PENDING"));
+        assertEquals(lines[0].indexOf("CREATED"), lines[1].indexOf("2026-11-30T08:59:59Z"));
+        assertEquals("no messages match\n", Views.list(List.of()));
+    }
+
+    @Test
+    void showPrintsTheLastErrorLeaseBlockerAndWhatToDo() throws Exception {
+        String s = Views.show(json(PARKED));
+        assertTrue(s.contains("status:           PARKED\n"), s);
+        assertTrue(s.contains("last error:       UNROUTABLE: basic.return 312 NO_ROUTE\n"), s);
+        assertTrue(s.contains("attempts:         5\n"), s);
+        assertTrue(s.contains("next attempt at:  2026-11-30T09:00:00Z\n"), s);
+        assertTrue(s.contains("aggregate:        order/o-1 version 3\n"), s);
+        assertTrue(s.contains("lease:            none\n"), s);
+        assertTrue(s.contains("blocked by:       nothing\n"), s);
+        assertTrue(s.contains("payload:          17 bytes, sha256 abc"), s);
+        assertTrue(s.contains("next step:        no queue is bound to orders.events for routing key order.created"), s);
+
+        JsonNode leased = json("{'id':'i','status':'IN_PROGRESS','messageType':'t','attemptCount':1,"
+                + "'lease':{'lockedBy':'relay-7','lockedAt':'2026-11-30T09:00:00Z','leaseToken':42,"
+                + "'expiresAt':'2026-11-30T09:02:00Z'},'payload':{'a':1}}");
+        String l = Views.show(leased);
+        assertTrue(l.contains("lease:            held by relay-7 since 2026-11-30T09:00:00Z (token 42),"
+                + " expires 2026-11-30T09:02:00Z\n"), l);
+        assertTrue(l.contains("payload:          {\"a\":1}\n"), l);
+        assertTrue(l.contains("last error:       -\n"), l);
+        assertTrue(l.contains("outboxctl release i"), l);
+
+        JsonNode blocked = json("{'id':'v2','status':'PENDING','aggregateType':'order','aggregateId':'o',"
+                + "'aggregateVersion':2,'blockedBy':{'id':'v1','aggregateVersion':1,'status':'PARKED',"
+                + "'lastErrorCode':'ACCESS_REFUSED'}}");
+        String b = Views.show(blocked);
+        assertTrue(b.contains("blocked by:       v1 (version 1, PARKED, ACCESS_REFUSED)\n"), b);
+        assertTrue(b.contains("waits for version 1 of its aggregate"), b);
+    }
+
+    @Test
+    void everyParkedErrorCodeHasItsOwnAdvice() throws Exception {
+        assertTrue(step("PARKED", "PAYLOAD_INVALID").contains("outboxctl cancel x --reason"));
+        assertFalse(step("PARKED", "PAYLOAD_INVALID").contains("versioned rows"));
+        assertTrue(Views.nextStep(json("{'id':'x','status':'PARKED','lastErrorCode':'PAYLOAD_INVALID',"
+                + "'aggregateVersion':2}")).contains("cancelling versioned rows"));
+        assertTrue(step("PARKED", "EXCHANGE_NOT_FOUND").contains("does not exist"));
+        assertTrue(step("PARKED", "ACCESS_REFUSED").contains("list_permissions"));
+        assertTrue(step("PARKED", "CONFIRM_TIMEOUT").contains("broker health"));
+        assertTrue(step("RETRYABLE_FAILED", "CONNECTION_LOST").contains("retries it by itself"));
+        assertTrue(step("PUBLISHED", null).contains("consumer side"));
+        assertTrue(step("CANCELLED", null).contains("will not be sent"));
+    }
+
+    private static String step(String status, String code) throws Exception {
+        return Views.nextStep(json("{'id':'x','status':'" + status + "','exchange':'e','routingKey':'k'"
+                + (code == null ? "" : ",'lastErrorCode':'" + code + "'") + "}"));
+    }
+
+    @Test
+    void statsShowsEveryStatusTheFiguresAndParkedCodes() throws Exception {
+        String s = Views.stats(json("{'counts':{'PENDING':3,'IN_PROGRESS':0,'RETRYABLE_FAILED':1,'PARKED':12},"
+                + "'publishedLastHour':140,'oldestPendingAgeSeconds':303.5,'parkedByErrorCode':{'UNROUTABLE':10,"
+                + "'PAYLOAD_INVALID':2},'blockedAggregates':4}"));
+        assertTrue(s.startsWith("STATUS            COUNT\nPENDING               3\nIN_PROGRESS           0\n"
+                + "RETRYABLE_FAILED      1\nPARKED               12\n"), s);
+        assertTrue(s.contains("published last hour: 140\n"), s);
+        assertTrue(s.contains("oldest pending age:  5m 03s\n"), s);
+        assertTrue(s.contains("blocked aggregates:  4\n"), s);
+        assertTrue(s.contains("UNROUTABLE               10\n"), s);
+        assertTrue(s.contains("PAYLOAD_INVALID           2\n"), s);
+        assertTrue(Views.stats(json("{'counts':{},'parkedByErrorCode':{}}")).contains("no parked messages"));
+    }
+
+    @Test
+    void reconcileSaysOkOrListsEachProblem() throws Exception {
+        assertTrue(Views.reconcile(json("{'ok':true,'ordersMissingEvents':[],'expiredLeases':[],"
+                + "'blockedAggregates':[],'pendingSideEffects':[]}")).startsWith("OK"));
+        String r = Views.reconcile(json("{'ok':false,'ordersMissingEvents':[{'orderId':'o9','orderVersion':2,"
+                + "'lastOutboxVersion':1}],'expiredLeases':[],'blockedAggregates':[{'aggregateType':'order',"
+                + "'aggregateId':'o3','parkedId':'p','parkedVersion':1,'errorCode':'UNROUTABLE','waiting':2}],"
+                + "'pendingSideEffects':[]}"));
+        assertTrue(r.startsWith("NOT OK"), r);
+        assertTrue(r.contains("o9") && r.contains("order/o3") && r.contains("UNROUTABLE"), r);
+        assertFalse(r.contains("Expired leases"), "empty sections are left out: " + r);
+    }
+
+    @Test
+    void auditAndActionsAreReadable() throws Exception {
+        String a = Views.audit(json("{'items':[{'id':3,'at':'2026-11-30T09:00:00.5Z','actor':'alice',"
+                + "'role':'operator','action':'RETRY','messageIds':['m1'],'reason':'bound the queue','affected':1},"
+                + "{'id':2,'at':'2026-11-30T08:00:00Z','actor':'bob','role':'operator','action':'BULK_RETRY',"
+                + "'messageIds':['m2','m3','m4'],'affected':3}],'next':null}"));
+        String[] lines = a.split("\n");
+        assertEquals(List.of("2026-11-30T09:00:00Z", "alice", "operator", "RETRY", "1", "m1", "bound", "the", "queue"),
+                List.of(lines[1].split("\\s+")));
+        assertTrue(lines[2].contains("m2 +2"), a);
+        assertEquals("RETRY: 1 message(s)\n  m1\n", Views.action(json("{'action':'RETRY','affected':1,'ids':['m1']}")));
+    }
+
+    @Test
+    void agesReadLikeAPersonWouldSayThem() {
+        assertEquals("0s", Format.age(0.4));
+        assertEquals("59s", Format.age(59.9));
+        assertEquals("1m 00s", Format.age(60));
+        assertEquals("2h 05m", Format.age(7500));
+        assertEquals("3d 4h", Format.age(3 * 86400 + 4 * 3600 + 59));
+    }
+}
