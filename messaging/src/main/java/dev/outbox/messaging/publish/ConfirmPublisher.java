@@ -37,6 +37,14 @@ import org.slf4j.LoggerFactory;
 public final class ConfirmPublisher<T> implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ConfirmPublisher.class);
 
+    static final Duration RETURN_GRACE = Duration.ofMillis(250);
+    private static final java.util.concurrent.ScheduledExecutorService GRACE_TIMER =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "confirm-publisher-grace");
+                t.setDaemon(true);
+                return t;
+            });
+
     /** A message sent and not yet settled. */
     public record InFlight<T>(long sequence, T tag, String messageId, long sentNanos) {
     }
@@ -50,6 +58,13 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
     private final PublishListener<T> listener;
     private final ConcurrentNavigableMap<Long, InFlight<T>> inFlight = new ConcurrentSkipListMap<>();
     private final Map<String, Returned> returned = new ConcurrentHashMap<>();
+    /**
+     * Nacked messages whose return may still be on its way: Qpid Broker-J sends {@code basic.nack}
+     * and then {@code basic.return} for an unroutable mandatory message (RabbitMQ sends the return
+     * before its ack). A nacked message is decided when the next confirm frame arrives on the
+     * channel, or after {@link #RETURN_GRACE}: a return in between makes it {@code UNROUTABLE}.
+     */
+    private final Map<String, InFlight<T>> nackedAwaitingReturn = new java.util.LinkedHashMap<>();
     private volatile boolean closed;
     private volatile boolean closedByUs;
 
@@ -145,41 +160,89 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
     private void onReturn(int replyCode, String replyText, String exchange, String routingKey,
             AMQP.BasicProperties properties, byte[] body) {
         String id = properties.getMessageId();
-        if (id != null) {
-            // RabbitMQ sends basic.return before the basic.ack of the same message; Qpid sends it
-            // before a basic.nack. Either way the settle below sees this first.
+        if (id == null) {
+            return;
+        }
+        InFlight<T> nacked;
+        synchronized (nackedAwaitingReturn) {
+            nacked = nackedAwaitingReturn.remove(id);
+        }
+        if (nacked != null) {
+            // Qpid's order: the nack came first, this return says why
+            reportOnce(nacked, Outcome.RETURNED, new Returned(replyCode, replyText));
+        } else {
+            // RabbitMQ's order: the return comes first, the settle of its ack sees it
             returned.put(id, new Returned(replyCode, replyText));
         }
     }
 
+    private enum Outcome {
+        ACKED, NACKED, RETURNED
+    }
+
     private void settle(long seq, boolean multiple, boolean ack) {
+        // a new confirm frame: any return for an earlier nack would have come before it
+        resolveNacksWithoutReturn();
+        List<InFlight<T>> settled = new ArrayList<>();
         if (multiple) {
             Map.Entry<Long, InFlight<T>> e;
             while ((e = inFlight.firstEntry()) != null && e.getKey() <= seq) {
                 InFlight<T> f = inFlight.remove(e.getKey());
                 if (f != null) {
-                    report(f, ack);
+                    settled.add(f);
                 }
             }
         } else {
             InFlight<T> f = inFlight.remove(seq);
             if (f != null) {
-                report(f, ack);
+                settled.add(f);
+            }
+        }
+        for (InFlight<T> f : settled) {
+            Returned r = returned.remove(f.messageId());
+            if (r != null) {
+                reportOnce(f, Outcome.RETURNED, r);
+            } else if (ack) {
+                reportOnce(f, Outcome.ACKED, null);
+            } else {
+                synchronized (nackedAwaitingReturn) {
+                    nackedAwaitingReturn.put(f.messageId(), f);
+                }
+                GRACE_TIMER.schedule(() -> resolveNack(f.messageId()), RETURN_GRACE.toMillis(), TimeUnit.MILLISECONDS);
             }
         }
     }
 
+    private void resolveNacksWithoutReturn() {
+        List<InFlight<T>> nacked;
+        synchronized (nackedAwaitingReturn) {
+            if (nackedAwaitingReturn.isEmpty()) {
+                return;
+            }
+            nacked = new ArrayList<>(nackedAwaitingReturn.values());
+            nackedAwaitingReturn.clear();
+        }
+        nacked.forEach(f -> reportOnce(f, Outcome.NACKED, null));
+    }
+
+    private void resolveNack(String messageId) {
+        InFlight<T> f;
+        synchronized (nackedAwaitingReturn) {
+            f = nackedAwaitingReturn.remove(messageId);
+        }
+        if (f != null) {
+            reportOnce(f, Outcome.NACKED, null);
+        }
+    }
+
     /** Reports first, then frees the slot: a free window means every outcome was handed on. */
-    private void report(InFlight<T> f, boolean ack) {
+    private void reportOnce(InFlight<T> f, Outcome outcome, Returned r) {
         try {
-            Returned r = returned.remove(f.messageId());
-            if (r != null) {
-                listener.failed(f.tag(), FailureClassifier.classifyReturn(r.replyCode()),
+            switch (outcome) {
+                case RETURNED -> listener.failed(f.tag(), FailureClassifier.classifyReturn(r.replyCode()),
                         "basic.return " + r.replyCode() + " " + r.replyText());
-            } else if (ack) {
-                listener.confirmed(f.tag(), System.nanoTime() - f.sentNanos());
-            } else {
-                listener.failed(f.tag(), ErrorCode.NACKED, "basic.nack from the broker");
+                case ACKED -> listener.confirmed(f.tag(), System.nanoTime() - f.sentNanos());
+                default -> listener.failed(f.tag(), ErrorCode.NACKED, "basic.nack from the broker");
             }
         } finally {
             window.release();
@@ -191,6 +254,7 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
         if (closedByUs) {
             return; // the owner takes what is in flight with abandon()
         }
+        resolveNacksWithoutReturn();
         ErrorCode code = FailureClassifier.classify(cause);
         String detail = FailureDescriptions.describe(cause);
         boolean suspects = FailureClassifier.blamesADestination(code);
@@ -257,6 +321,11 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
     public List<InFlight<T>> abandon() {
         closedByUs = true;
         List<InFlight<T>> out = new ArrayList<>();
+        synchronized (nackedAwaitingReturn) {
+            out.addAll(nackedAwaitingReturn.values());
+            nackedAwaitingReturn.values().forEach(f -> window.release());
+            nackedAwaitingReturn.clear();
+        }
         Map.Entry<Long, InFlight<T>> e;
         while ((e = inFlight.pollFirstEntry()) != null) {
             out.add(e.getValue());
@@ -305,10 +374,18 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
                 return new SoloOutcome(ErrorCode.CHANNEL_ERROR, "no channel available");
             }
             AtomicReference<Returned> ret = new AtomicReference<>();
-            ch.addReturnListener(r -> ret.set(new Returned(r.getReplyCode(), r.getReplyText())));
+            java.util.concurrent.CountDownLatch returnSeen = new java.util.concurrent.CountDownLatch(1);
+            ch.addReturnListener(r -> {
+                ret.set(new Returned(r.getReplyCode(), r.getReplyText()));
+                returnSeen.countDown();
+            });
             ch.confirmSelect();
             ch.basicPublish(message.exchange(), message.routingKey(), true, message.properties(), message.body());
             boolean acked = ch.waitForConfirms(timeout.toMillis());
+            if (!acked) {
+                // Qpid sends the return after the nack: give it its moment
+                returnSeen.await(RETURN_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+            }
             Returned r = ret.get();
             if (r != null) {
                 return new SoloOutcome(FailureClassifier.classifyReturn(r.replyCode()),

@@ -168,8 +168,11 @@ class ConfirmPublisherIT {
         connection.abort();
         await().atMost(Duration.ofSeconds(10)).until(() -> reports.get() == 500);
         assertEquals(sent, outcomes.size());
-        assertTrue(outcomes.values().stream().allMatch(o -> o.equals("CONNECTION_LOST") || o.equals("CONFIRMED")
-                || o.equals("UNROUTABLE")), outcomes.values().toString());
+        // nothing unrouted is ever reported confirmed; what the abort cut off is CONNECTION_LOST (or NACKED
+        // when the broker's nack arrived and its return did not, as Qpid sends them in that order)
+        assertTrue(outcomes.values().stream().allMatch(o -> o.equals("CONNECTION_LOST") || o.equals("UNROUTABLE")
+                || o.equals("NACKED")), outcomes.values().toString());
+        assertTrue(outcomes.values().stream().filter("CONNECTION_LOST"::equals).count() > 0);
     }
 
     @Test
