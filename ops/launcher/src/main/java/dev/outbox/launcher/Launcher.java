@@ -59,26 +59,33 @@ public final class Launcher implements AutoCloseable {
 
     /** What to print once everything is up: where things are and something to try. */
     public String banner() {
+        return banner(List.of(), -1);
+    }
+
+    String banner(List<String> embedded, long startedMillis) {
         String db = settings.optional("OUTBOX_DB_URL").orElse("?");
         String amqp = Settings.maskUri(settings.optional("OUTBOX_AMQP_URI").orElse("?"));
         int port = api.port();
-        return String.join(System.lineSeparator(),
-                "",
-                "  Outbox service is running: API + relay + ledger consumer",
-                "    API       http://localhost:" + port + "/orders",
-                "    metrics   http://localhost:" + port + "/metrics (API), http://localhost:" + relay.httpPort()
-                        + "/metrics (relay); health at /health/ready on both",
-                "    database  " + db,
-                "    broker    " + amqp,
-                "  Try it:",
-                "    curl -s -X POST localhost:" + port + "/orders -H 'Content-Type: application/json' \\",
-                "      -d '{\"customerId\":\"c-1\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"SKU-1\",\"quantity\":2,"
-                        + "\"unitPrice\":\"21.25\"}]}'",
-                "    curl -s -X POST localhost:" + port + "/orders/<id>/capture -H 'Content-Type: application/json'"
-                        + " -d '{\"amount\":\"42.50\"}'",
-                "  then watch the relay publish it and the ledger book it in the log below.",
-                "  Ctrl-C stops everything.",
-                "");
+        List<String> lines = new ArrayList<>();
+        lines.add("");
+        lines.add("  Outbox service is running: API + relay + ledger consumer"
+                + (startedMillis >= 0 ? " (ready in " + startedMillis + " ms)" : ""));
+        lines.add("    API       http://localhost:" + port + "/orders");
+        lines.add("    metrics   http://localhost:" + port + "/metrics (API), http://localhost:" + relay.httpPort()
+                + "/metrics (relay); health at /health/ready on both");
+        lines.add("    database  " + db);
+        lines.add("    broker    " + amqp);
+        lines.addAll(embedded);
+        lines.add("  Try it:");
+        lines.add("    curl -s -X POST localhost:" + port + "/orders -H 'Content-Type: application/json' \\");
+        lines.add("      -d '{\"customerId\":\"c-1\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"SKU-1\",\"quantity\":2,"
+                + "\"unitPrice\":\"21.25\"}]}'");
+        lines.add("    curl -s -X POST localhost:" + port + "/orders/<id>/capture -H 'Content-Type: application/json'"
+                + " -d '{\"amount\":\"42.50\"}'");
+        lines.add("  then watch the relay publish it and the ledger book it in the log below.");
+        lines.add("  Ctrl-C stops everything.");
+        lines.add("");
+        return String.join(System.lineSeparator(), lines);
     }
 
     @Override
@@ -96,19 +103,34 @@ public final class Launcher implements AutoCloseable {
         }
     }
 
-    public static void main(String[] args) throws InterruptedException {
+    public static void main(String[] args) throws Exception {
         ProcessSignals signals = ProcessSignals.install();
+        Settings settings = Settings.fromEnvironment();
+        ZeroInfra infra;
         Launcher launcher;
         try {
-            launcher = start(Settings.fromEnvironment());
-        } catch (ConfigurationException | DataAccessException | UncheckedIOException e) {
+            infra = ZeroInfra.startMissing(settings);
+        } catch (ConfigurationException e) {
             LOG.error("cannot start: {}", e.getMessage());
             System.exit(2);
             return;
         }
-        System.out.println(launcher.banner());
+        try {
+            launcher = start(settings.with(infra.overrides()));
+        } catch (ConfigurationException | DataAccessException | UncheckedIOException e) {
+            LOG.error("cannot start: {}{}", e.getMessage(), e instanceof DataAccessException
+                    && settings.optional("OUTBOX_DB_URL").isPresent()
+                    ? " (OUTBOX_DB_URL is set, so no embedded database is used: fix it or unset it)" : "");
+            infra.close();
+            System.exit(2);
+            return;
+        }
+        long startedMillis = System.currentTimeMillis()
+                - java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
+        System.out.println(launcher.banner(infra.describe(), startedMillis));
         LOG.info("{} received: stopping", signals.await());
         launcher.close();
+        infra.close();
         LOG.info("stopped cleanly");
         System.exit(0);
     }
