@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.config.Settings;
+import dev.outbox.testkit.BrokerEndpoint;
 import dev.outbox.testkit.TestDatabase;
 import java.net.ServerSocket;
 import java.util.HashMap;
@@ -26,7 +27,7 @@ class HealthAndMetricsIT {
 
     @Test
     void readyWhenTheDatabaseAndTheBrokerAnswer() throws Exception {
-        String broker = System.getenv("OUTBOX_TEST_AMQP_URI");
+        String broker = BrokerEndpoint.get().uri();
         try (ApiApp app = start(broker)) {
             ApiClient c = new ApiClient(app.port());
             assertEquals(200, c.get("/health/live").status());

@@ -3,7 +3,6 @@ package dev.outbox.relay;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.outbox.config.Settings;
 import dev.outbox.messaging.Topology;
@@ -12,6 +11,7 @@ import dev.outbox.persistence.outbox.MessageContext;
 import dev.outbox.persistence.outbox.OutboxRecord;
 import dev.outbox.persistence.outbox.OutboxStatus;
 import dev.outbox.testkit.RabbitAdmin;
+import dev.outbox.testkit.RequiresRabbitMq;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TcpProxy;
 import dev.outbox.testkit.TestBroker;
@@ -156,13 +156,13 @@ class RelayFailureIT {
     }
 
     @Test
+    @RequiresRabbitMq("x-overflow=reject-publish makes RabbitMQ nack; other brokers refuse the argument")
     void nackedAQueueThatRejectsPublishesMakesTheBrokerNackAndTheRowIsRetried() throws Exception {
-        assumeTrue(fx.broker.isRabbitMq(), "x-overflow=reject-publish is RabbitMQ's; other brokers do not nack here");
         String exchange = "outbox.test.nacks";
         String queue = "outbox.test.full-queue";
         fx.broker.declareTopicExchange(exchange);
+        fx.broker.deleteQueue(queue);
         fx.broker.withChannel(ch -> {
-            ch.queueDelete(queue);
             Map<String, Object> args = new HashMap<>();
             args.put("x-max-length", 1);
             args.put("x-overflow", "reject-publish");
@@ -211,9 +211,8 @@ class RelayFailureIT {
     }
 
     @Test
+    @RequiresRabbitMq(value = "a user with limited permissions, made with rabbitmqctl", rabbitmqctl = true)
     void accessRefusedAUserWithoutWritePermissionGetsTheRowParkedAndOthersStillFlow() throws Exception {
-        assumeTrue(fx.broker.isRabbitMq() && RabbitAdmin.available(),
-                "needs rabbitmqctl on this host to create a user with limited permissions");
         String user = "outbox-test-limited";
         String vhost = RabbitAdmin.vhostOf(fx.broker.uri());
         String forbidden = "outbox.test.forbidden";

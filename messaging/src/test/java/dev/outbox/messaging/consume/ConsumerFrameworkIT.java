@@ -54,9 +54,9 @@ class ConsumerFrameworkIT {
         injector = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(30), AppliedEffectMapper.class));
         injector.getInstance(AppliedEffectMapper.class).createTable();
         db.reset();
+        broker.deleteQueue(QUEUE);
+        broker.deleteQueue(DLQ);
         broker.withChannel(ch -> {
-            ch.queueDelete(QUEUE);
-            ch.queueDelete(DLQ);
             ch.queueDeclare(QUEUE, true, false, false, null);
             ch.queueDeclare(DLQ, true, false, false, null);
         });

@@ -36,8 +36,9 @@ class SideEffectCrashIT {
     void setUp() throws Exception {
         db.reset();
         sent = Files.createTempFile("sent-mail", ".txt");
+        broker.deleteQueue(QUEUE);
+        broker.deleteQueue(QUEUE + ".dlq");
         broker.withChannel(ch -> {
-            ch.queueDelete(QUEUE);
             ch.queueDeclare(QUEUE, true, false, false, null);
             ch.queueDeclare(QUEUE + ".dlq", true, false, false, null);
         });

@@ -22,23 +22,22 @@ public final class TestBroker {
     private final String uri;
     private final String source;
     private final boolean rabbitMq;
+    private final boolean localRabbitmqctl;
     private Connection connection;
 
-    private TestBroker(String uri, String source, boolean rabbitMq) {
+    private TestBroker(String uri, String source, boolean rabbitMq, boolean localRabbitmqctl) {
         this.uri = uri;
         this.source = source;
         this.rabbitMq = rabbitMq;
+        this.localRabbitmqctl = localRabbitmqctl;
     }
 
     public static synchronized TestBroker get() {
         if (instance == null) {
-            instance = TestInfrastructure.broker();
+            BrokerEndpoint e = BrokerEndpoint.get();
+            instance = new TestBroker(e.uri(), e.source(), e.rabbitMq(), e.localRabbitmqctl());
         }
         return instance;
-    }
-
-    static TestBroker create(String uri, String source, boolean rabbitMq) {
-        return new TestBroker(uri, source, rabbitMq);
     }
 
     public String uri() {
@@ -52,6 +51,11 @@ public final class TestBroker {
     /** True for a real RabbitMQ (not the embedded Qpid broker). */
     public boolean isRabbitMq() {
         return rabbitMq;
+    }
+
+    /** True when the broker runs on this host, so that rabbitmqctl administers it. */
+    public boolean hasLocalRabbitmqctl() {
+        return localRabbitmqctl;
     }
 
     public String host() {
@@ -127,13 +131,29 @@ public final class TestBroker {
         withChannel(ch -> ch.exchangeDeclare(exchange, "topic", true));
     }
 
-    /** Deletes a queue if it exists. */
+    /** Deletes a queue if it exists (RabbitMQ ignores a missing one, Qpid answers 404: both are fine). */
     public void deleteQueue(String queue) {
-        withChannel(ch -> ch.queueDelete(queue));
+        ignoringNotFound(ch -> ch.queueDelete(queue));
     }
 
+    /** Deletes an exchange if it exists. */
     public void deleteExchange(String exchange) {
-        withChannel(ch -> ch.exchangeDelete(exchange));
+        ignoringNotFound(ch -> ch.exchangeDelete(exchange));
+    }
+
+    private void ignoringNotFound(ChannelAction action) {
+        try (Channel ch = connection().createChannel()) {
+            action.run(ch);
+        } catch (IOException e) {
+            if (!(e.getCause() instanceof com.rabbitmq.client.ShutdownSignalException sse)
+                    || !(sse.getReason() instanceof AMQP.Channel.Close close) || close.getReplyCode() != 404) {
+                throw new IllegalStateException(e);
+            }
+        } catch (TimeoutException e) {
+            throw new IllegalStateException(e);
+        } catch (com.rabbitmq.client.AlreadyClosedException e) {
+            // closing a channel the broker already closed after the 404
+        }
     }
 
     /** Removes every message from a queue if it exists. */
