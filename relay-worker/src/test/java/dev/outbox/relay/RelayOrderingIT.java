@@ -97,20 +97,26 @@ class RelayOrderingIT {
     void twoRelayProcessesDrainingManyAggregatesKeepEveryAggregatesOrder() throws Exception {
         int aggregates = 100;
         int versions = 10;
-        // written version by version across aggregates, as concurrent business transactions would
-        for (long v = 1; v <= versions; v++) {
-            for (int a = 0; a < aggregates; a++) {
-                insertVersion("agg-" + a, v, "test.ordered");
-            }
-        }
         RecordingQueue wire = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "test.ordered");
         closing.add(wire);
         JavaProcess one = JavaProcess.start("relay-one", RelayMain.class.getName(),
                 fx.env("OUTBOX_RELAY_ID", "relay-one", "OUTBOX_RELAY_BATCH_SIZE", "32"));
+        closing.add(one);
         JavaProcess two = JavaProcess.start("relay-two", RelayMain.class.getName(),
                 fx.env("OUTBOX_RELAY_ID", "relay-two", "OUTBOX_RELAY_BATCH_SIZE", "32"));
-        closing.add(one);
         closing.add(two);
+        // both relays are connected and polling before there is anything to claim, so the backlog
+        // is contended from its first row (a relay that started first could otherwise drain it alone)
+        Pattern connected = Pattern.compile("connected to broker");
+        one.awaitOutput(connected, WAIT);
+        two.awaitOutput(connected, WAIT);
+        // the whole backlog in one statement: version by version across aggregates, as concurrent
+        // business transactions would have written it
+        fx.db.update("INSERT INTO message_outbox (aggregate_type, aggregate_id, aggregate_version, message_type,"
+                + " exchange_name, routing_key, payload)"
+                + " SELECT 'test', 'agg-' || a, v, 'test.step', ?, 'test.ordered', jsonb_build_object('v', v)"
+                + " FROM generate_series(1, ?) AS v, generate_series(0, ? - 1) AS a ORDER BY v, a",
+                Topology.ORDERS_EXCHANGE, versions, aggregates);
 
         List<TestBroker.Received> received = wire.await(aggregates * versions, WAIT);
         await().atMost(WAIT).until(() -> fx.count("status = 'PUBLISHED'") == (long) aggregates * versions);
