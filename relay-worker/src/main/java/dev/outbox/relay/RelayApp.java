@@ -20,6 +20,7 @@ import dev.outbox.persistence.ops.OutboxStatsReader;
 import dev.outbox.persistence.outbox.OutboxStore;
 import dev.outbox.persistence.retention.RetentionPolicy;
 import dev.outbox.persistence.retention.RetentionRun;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -40,9 +41,11 @@ public final class RelayApp implements AutoCloseable {
     private final OutboxRelay relay;
     private final ProcessEndpoint endpoint;
     private final RetentionSchedule retention;
+    private final PendingListener listener;
 
     private RelayApp(Database database, BrokerSession session, OutboxRelay relay, ProcessEndpoint endpoint,
-            RetentionSchedule retention) {
+            RetentionSchedule retention, PendingListener listener) {
+        this.listener = listener;
         this.database = database;
         this.session = session;
         this.relay = relay;
@@ -58,10 +61,12 @@ public final class RelayApp implements AutoCloseable {
         String amqpUri = settings.optional("OUTBOX_AMQP_URI").orElseThrow(() -> new ConfigurationException(
                 "OUTBOX_AMQP_URI is not set (the launcher starts an embedded broker when it is unset)"));
         boolean declareTopology = settings.bool("OUTBOX_RELAY_DECLARE_TOPOLOGY", true);
+        boolean listen = settings.bool("OUTBOX_RELAY_LISTEN", true);
         RetentionPolicy retentionPolicy = RetentionPolicy.from(settings);
         int httpPort = settings.integer("OUTBOX_RELAY_HTTP_PORT", 8081, -1, 65_535);
         String httpHost = settings.string("OUTBOX_RELAY_HTTP_HOST", "0.0.0.0");
-        Database database = Database.start(DatabaseConfig.from(settings, dbUrl, "outbox-relay"),
+        DatabaseConfig databaseConfig = DatabaseConfig.from(settings, dbUrl, "outbox-relay");
+        Database database = Database.start(databaseConfig,
                 settings.bool("OUTBOX_DB_MIGRATE", true));
         List<AutoCloseable> started = new ArrayList<>();
         try {
@@ -83,6 +88,19 @@ public final class RelayApp implements AutoCloseable {
             started.add(session);
             relay.start();
             started.add(relay::stop);
+            PendingListener listener = null;
+            if (listen) {
+                listener = new PendingListener(databaseConfig, relay::wakeUp,
+                        new ExponentialBackoff(config.reconnectInitial(), config.reconnectMax()));
+                FunctionCounter.builder("outbox.relay.notifications", listener, PendingListener::notifications)
+                        .description("outbox_pending notifications received (each wakes the idle publishers)")
+                        .register(registry);
+                FunctionCounter.builder("outbox.relay.listen.connects", listener, PendingListener::connects)
+                        .description("successful LISTENs on the notification connection; more than 1 means reconnects")
+                        .register(registry);
+                listener.start();
+                started.add(listener);
+            }
             ProcessEndpoint endpoint = null;
             if (httpPort >= 0) {
                 endpoint = ProcessEndpoint.start(httpHost, httpPort, registry, relay::isRunning,
@@ -96,7 +114,7 @@ public final class RelayApp implements AutoCloseable {
                 retention.start();
             }
             LOG.info("relay settings: {}", settings.describe());
-            return new RelayApp(database, session, relay, endpoint, retention);
+            return new RelayApp(database, session, relay, endpoint, retention, listener);
         } catch (IOException e) {
             closeAll(started);
             database.close();
@@ -141,6 +159,11 @@ public final class RelayApp implements AutoCloseable {
         }
     }
 
+    /** The notification listener, or null when {@code OUTBOX_RELAY_LISTEN=false}. */
+    PendingListener listener() {
+        return listener;
+    }
+
     public OutboxRelay relay() {
         return relay;
     }
@@ -154,6 +177,9 @@ public final class RelayApp implements AutoCloseable {
         try {
             if (retention != null) {
                 retention.close();
+            }
+            if (listener != null) {
+                listener.close();
             }
             relay.stop();
         } finally {

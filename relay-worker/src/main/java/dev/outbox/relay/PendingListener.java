@@ -1,0 +1,127 @@
+package dev.outbox.relay;
+
+import dev.outbox.messaging.ExponentialBackoff;
+import dev.outbox.persistence.DatabaseConfig;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Listens for {@code outbox_pending} notifications (sent at commit by every transaction that
+ * inserts outbox rows, see migration V4) on a connection of its own, outside the pool, and wakes
+ * the relay's idle publishers at once. Every relay process listens; all are woken and
+ * {@code SKIP LOCKED} shares the rows among them.
+ *
+ * <p>A notification is a hint, never the source of truth: while this connection is down, or if a
+ * notification is missed, the relay still finds the rows at its next poll. After every
+ * (re)connect the relay is woken once, for rows committed while nobody listened.
+ */
+final class PendingListener implements AutoCloseable {
+    static final String CHANNEL = "outbox_pending";
+    private static final Logger LOG = LoggerFactory.getLogger(PendingListener.class);
+    private static final int WAIT_MILLIS = 500;
+
+    private final DatabaseConfig database;
+    private final Runnable wakeUp;
+    private final ExponentialBackoff backoff;
+    private final Thread thread;
+    private final AtomicLong notifications = new AtomicLong();
+    private final AtomicLong connects = new AtomicLong();
+    private volatile boolean running = true;
+
+    PendingListener(DatabaseConfig database, Runnable wakeUp, ExponentialBackoff backoff) {
+        this.database = database;
+        this.wakeUp = wakeUp;
+        this.backoff = backoff;
+        this.thread = new Thread(this::run, "relay-listener");
+        this.thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Notifications received so far. */
+    long notifications() {
+        return notifications.get();
+    }
+
+    /** Successful LISTENs so far: 1 after start, more after reconnects. */
+    long connects() {
+        return connects.get();
+    }
+
+    private void run() {
+        int failures = 0;
+        while (running) {
+            try (Connection c = connect()) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("LISTEN " + CHANNEL);
+                }
+                connects.incrementAndGet();
+                if (failures > 0) {
+                    LOG.info("listening for {} again after {} failure(s)", CHANNEL, failures);
+                }
+                failures = 0;
+                wakeUp.run(); // rows committed while nobody listened
+                PGConnection pg = c.unwrap(PGConnection.class);
+                while (running) {
+                    PGNotification[] received = pg.getNotifications(WAIT_MILLIS);
+                    if (received != null && received.length > 0) {
+                        notifications.addAndGet(received.length);
+                        wakeUp.run();
+                    }
+                }
+            } catch (SQLException e) {
+                if (!running) {
+                    return;
+                }
+                failures++;
+                long delay = backoff.delay(failures).toMillis();
+                LOG.warn("listening for {} failed ({}: {}); relying on polling, retrying in {} ms", CHANNEL,
+                        e.getSQLState(), e.getMessage(), delay);
+                try {
+                    Thread.sleep(delay);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    private Connection connect() throws SQLException {
+        Properties p = new Properties();
+        if (database.user() != null) {
+            p.setProperty("user", database.user());
+        }
+        if (database.password() != null) {
+            p.setProperty("password", database.password());
+        }
+        p.setProperty("ApplicationName", database.applicationName() + "-listener");
+        p.setProperty("connectTimeout", String.valueOf(Math.max(1, database.connectTimeout().toSeconds())));
+        // a dead server or a cut network is noticed by TCP keepalive rather than never
+        p.setProperty("tcpKeepAlive", "true");
+        return DriverManager.getConnection(database.url(), p);
+    }
+
+    @Override
+    public void close() {
+        // the listening thread notices within WAIT_MILLIS and closes its own connection (a pgjdbc
+        // connection is not to be closed from another thread while it reads)
+        running = false;
+        thread.interrupt();
+        try {
+            thread.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
