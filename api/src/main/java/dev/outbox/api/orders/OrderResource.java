@@ -8,6 +8,7 @@ import dev.outbox.api.idempotency.IdempotencyRequest;
 import dev.outbox.api.idempotency.IdempotentExecutor;
 import dev.outbox.api.idempotency.StoredResponse;
 import dev.outbox.domain.Order;
+import dev.outbox.persistence.outbox.MessageContext;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -62,28 +63,31 @@ public final class OrderResource {
     @Path("/{id}/capture")
     public Response capture(@PathParam("id") String id, CaptureRequest body,
             @Context ContainerRequestContext request) throws Exception {
-        UUID orderId = parseId(id);
-        RequestMetadata metadata = RequestMetadata.of(request);
-        try {
-            return idempotent.execute(IdempotencyRequest.of(request), () -> StoredResponse.of(200,
-                    write(orders.capture(orderId, body, metadata.messageContext())), null)).toResponse();
-        } catch (OrderNotFoundException e) {
-            throw notFound(orderId);
-        }
+        return transition(id, request, (orderId, context) -> orders.capture(orderId, body, context));
     }
 
     @POST
     @Path("/{id}/cancel")
     public Response cancel(@PathParam("id") String id, CancelRequest body,
             @Context ContainerRequestContext request) throws Exception {
+        return transition(id, request, (orderId, context) -> orders.cancel(orderId, body, context));
+    }
+
+    /** A state change of one order: idempotent per Idempotency-Key, 404 when the order is unknown. */
+    private Response transition(String id, ContainerRequestContext request, Transition change) throws Exception {
         UUID orderId = parseId(id);
-        RequestMetadata metadata = RequestMetadata.of(request);
+        MessageContext context = RequestMetadata.of(request).messageContext();
         try {
             return idempotent.execute(IdempotencyRequest.of(request), () -> StoredResponse.of(200,
-                    write(orders.cancel(orderId, body, metadata.messageContext())), null)).toResponse();
+                    write(change.apply(orderId, context)), null)).toResponse();
         } catch (OrderNotFoundException e) {
             throw notFound(orderId);
         }
+    }
+
+    @FunctionalInterface
+    private interface Transition {
+        Order apply(UUID orderId, MessageContext context);
     }
 
     private String write(Order order) throws JsonProcessingException {

@@ -19,57 +19,50 @@ import java.util.concurrent.TimeoutException;
 public final class TestBroker {
     private static TestBroker instance;
 
-    private final String uri;
-    private final String source;
-    private final boolean rabbitMq;
-    private final boolean localRabbitmqctl;
+    private final BrokerEndpoint endpoint;
     private Connection connection;
 
-    private TestBroker(String uri, String source, boolean rabbitMq, boolean localRabbitmqctl) {
-        this.uri = uri;
-        this.source = source;
-        this.rabbitMq = rabbitMq;
-        this.localRabbitmqctl = localRabbitmqctl;
+    private TestBroker(BrokerEndpoint endpoint) {
+        this.endpoint = endpoint;
     }
 
     public static synchronized TestBroker get() {
         if (instance == null) {
-            BrokerEndpoint e = BrokerEndpoint.get();
-            instance = new TestBroker(e.uri(), e.source(), e.rabbitMq(), e.localRabbitmqctl());
+            instance = new TestBroker(BrokerEndpoint.get());
         }
         return instance;
     }
 
     public String uri() {
-        return uri;
+        return endpoint.uri();
     }
 
     public String source() {
-        return source;
+        return endpoint.source();
     }
 
     /** True for a real RabbitMQ (not the embedded Qpid broker). */
     public boolean isRabbitMq() {
-        return rabbitMq;
+        return endpoint.rabbitMq();
     }
 
     /** True when the broker runs on this host, so that rabbitmqctl administers it. */
     public boolean hasLocalRabbitmqctl() {
-        return localRabbitmqctl;
+        return endpoint.localRabbitmqctl();
     }
 
     public String host() {
-        return URI.create(uri).getHost();
+        return URI.create(uri()).getHost();
     }
 
     public int port() {
-        int port = URI.create(uri).getPort();
+        int port = URI.create(uri()).getPort();
         return port == -1 ? 5672 : port;
     }
 
     /** The same URI with another host and port: used to route a process through a proxy. */
     public String uriVia(String host, int port) {
-        URI u = URI.create(uri);
+        URI u = URI.create(uri());
         String userInfo = u.getRawUserInfo() == null ? "" : u.getRawUserInfo() + "@";
         // raw parts, concatenated: the multi-argument URI constructors would encode %2F a second time
         return u.getScheme() + "://" + userInfo + host + ":" + port + (u.getRawPath() == null ? "" : u.getRawPath())
@@ -78,22 +71,22 @@ public final class TestBroker {
 
     /** The same URI with other credentials. */
     public String uriAs(String user, String password) {
-        URI u = URI.create(uri);
+        URI u = URI.create(uri());
         return u.getScheme() + "://" + user + ":" + password + "@" + u.getHost() + ":" + port() + u.getRawPath();
     }
 
     public Map<String, String> env() {
         Map<String, String> env = new LinkedHashMap<>();
-        env.put("OUTBOX_AMQP_URI", uri);
+        env.put("OUTBOX_AMQP_URI", uri());
         return env;
     }
 
     public ConnectionFactory connectionFactory() {
         ConnectionFactory f = new ConnectionFactory();
         try {
-            f.setUri(uri);
+            f.setUri(uri());
         } catch (Exception e) {
-            throw new IllegalStateException("bad AMQP URI " + TestInfrastructure.mask(uri), e);
+            throw new IllegalStateException("bad AMQP URI " + TestInfrastructure.mask(uri()), e);
         }
         f.setAutomaticRecoveryEnabled(false);
         f.setConnectionTimeout(5_000);
@@ -108,7 +101,7 @@ public final class TestBroker {
             }
             return connection;
         } catch (IOException | TimeoutException e) {
-            throw new IllegalStateException("cannot connect to the test broker " + TestInfrastructure.mask(uri), e);
+            throw new IllegalStateException("cannot connect to the test broker " + TestInfrastructure.mask(uri()), e);
         }
     }
 
