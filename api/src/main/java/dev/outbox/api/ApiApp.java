@@ -2,19 +2,13 @@ package dev.outbox.api;
 
 import com.google.inject.Guice;
 import com.google.inject.Injector;
+import com.google.inject.Module;
+import com.google.inject.util.Modules;
 import dev.outbox.config.ConfigurationException;
 import dev.outbox.api.health.BrokerProbe;
 import dev.outbox.api.health.HealthResource;
 import dev.outbox.api.health.MetricsResource;
-import dev.outbox.api.health.BrokerProbe;
-import dev.outbox.api.health.HealthResource;
-import dev.outbox.api.health.MetricsResource;
 import dev.outbox.api.ops.OpsConfig;
-import dev.outbox.persistence.metrics.Metrics;
-import dev.outbox.persistence.metrics.OutboxGauges;
-import dev.outbox.persistence.ops.OutboxStatsReader;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.time.Duration;
 import dev.outbox.persistence.metrics.Metrics;
 import dev.outbox.persistence.metrics.OutboxGauges;
 import dev.outbox.persistence.ops.OutboxStatsReader;
@@ -47,6 +41,15 @@ public final class ApiApp implements AutoCloseable {
     }
 
     public static ApiApp start(Settings settings) {
+        return start(settings, Modules.EMPTY_MODULE);
+    }
+
+    /**
+     * Starts the API with some bindings replaced. Only the benchmark uses it, to measure the
+     * business write without its outbox insert ({@code ops/bench}, HTTP write overhead); a
+     * production process always starts through {@link #start(Settings)}.
+     */
+    public static ApiApp start(Settings settings, Module overrides) {
         if (!SLF4JBridgeHandler.isInstalled()) {
             SLF4JBridgeHandler.removeHandlersForRootLogger();
             SLF4JBridgeHandler.install();
@@ -58,8 +61,8 @@ public final class ApiApp implements AutoCloseable {
                 settings.bool("OUTBOX_DB_MIGRATE", true));
         try {
             OpsConfig ops = OpsConfig.from(settings);
-            Injector injector = Guice.createInjector(database.module(), new ApiModule(Clock.systemUTC(),
-                    config.idempotencyRetention(), ops.relayLease()));
+            Injector injector = Guice.createInjector(Modules.override(database.module(), new ApiModule(
+                    Clock.systemUTC(), config.idempotencyRetention(), ops.relayLease())).with(overrides));
             PrometheusMeterRegistry registry = Metrics.registry("outbox-api");
             OutboxGauges.register(registry, injector.getInstance(OutboxStatsReader.class), Duration.ofSeconds(5));
             HttpServer server = HttpApi.start(injector, config, ops, new MetricsResource(registry),

@@ -210,7 +210,7 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
 
     @Override
     public void confirmed(OutboxRecord row, long confirmNanos) {
-        stats.confirmed(confirmNanos, java.time.Duration.between(row.createdAt(), java.time.Instant.now()));
+        stats.confirmed(row.id(), confirmNanos, java.time.Duration.between(row.createdAt(), java.time.Instant.now()));
         recorder.add(new OutcomeRecorder.Published(row, confirmNanos));
     }
 

@@ -9,6 +9,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.UUID;
+import java.util.function.Consumer;
 
 /**
  * What this relay did, as Micrometer meters (exposed in Prometheus format on the relay's
@@ -29,6 +31,7 @@ public final class RelayStats {
     private final Timer confirmLatency;
     private final Timer commitToPublish;
     private final DistributionSummary batchSize;
+    private volatile Consumer<UUID> confirmTap;
 
     public RelayStats() {
         this(new SimpleMeterRegistry());
@@ -70,7 +73,11 @@ public final class RelayStats {
         attempts.increment();
     }
 
-    void confirmed(long confirmNanos, Duration sinceWritten) {
+    void confirmed(UUID id, long confirmNanos, Duration sinceWritten) {
+        Consumer<UUID> tap = confirmTap;
+        if (tap != null) {
+            tap.accept(id);
+        }
         successes.increment();
         if (confirmNanos > 0) {
             confirmLatency.record(Duration.ofNanos(confirmNanos));
@@ -78,6 +85,15 @@ public final class RelayStats {
         if (!sinceWritten.isNegative()) {
             commitToPublish.record(sinceWritten);
         }
+    }
+
+    /**
+     * Calls {@code tap} with the id of every message the broker confirms, on the connection's
+     * thread, at the moment the confirm arrives. The benchmark measures commit-to-publish with it;
+     * the tap must be cheap and must not throw.
+     */
+    public void tapConfirms(Consumer<UUID> tap) {
+        this.confirmTap = tap;
     }
 
     void failed(ErrorCode code) {

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The side-by-side performance benchmark (README, "Performance"). Builds first if needed, then runs
+# every scenario against the database and broker the tests use: OUTBOX_TEST_DB_URL (+ _USER,
+# _PASSWORD) and OUTBOX_TEST_AMQP_URI when set, else an embedded PostgreSQL and broker. The
+# benchmark empties that database's tables: never point it at data you want to keep.
+#   ops/bench.sh            full run (about 20 minutes), results in ops/bench/results/<time>/
+#   ops/bench.sh --quick    every scenario, tiny: checks the tool works (CI runs this)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jar=ops/bench/target/outbox-bench.jar
+stale=""
+if [ -f "$jar" ]; then
+  stale=$(find . -path '*/target' -prune -o \( -name '*.java' -o -name 'pom.xml' -o -name '*.sql' -o -name '*.xml' \) \
+          -newer "$jar" -print -quit)
+fi
+if [ ! -f "$jar" ] || [ -n "$stale" ]; then
+  echo "building (mvn -q -DskipTests package)..." >&2
+  mvn -q -B -DskipTests package -pl ops/bench -am
+fi
+exec java ${BENCH_JAVA_OPTS:--Xmx2g} -cp "$jar:ops/bench/target/lib/*" dev.outbox.bench.BenchMain "$@"

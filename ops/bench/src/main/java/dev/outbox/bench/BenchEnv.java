@@ -1,0 +1,94 @@
+package dev.outbox.bench;
+
+import dev.outbox.config.Settings;
+import dev.outbox.messaging.Topology;
+import dev.outbox.persistence.Database;
+import dev.outbox.persistence.DatabaseConfig;
+import dev.outbox.persistence.outbox.NewOutboxMessage;
+import dev.outbox.testkit.TestBroker;
+import dev.outbox.testkit.TestDatabase;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The database and broker every scenario of one run shares, chosen like the tests choose theirs
+ * ({@code OUTBOX_TEST_DB_URL} / {@code OUTBOX_TEST_AMQP_URI}, else Testcontainers, else embedded),
+ * and the small operations between scenarios: empty the outbox, purge the queue, lay down a
+ * backlog. The benchmark owns that database: every scenario starts by emptying it.
+ */
+final class BenchEnv {
+    /** The queue every scenario publishes into: the sample ledger's, bound to every order event. */
+    static final String QUEUE = Topology.LEDGER_QUEUE;
+
+    final TestDatabase db;
+    final TestBroker broker;
+
+    BenchEnv() {
+        this.db = TestDatabase.get();
+        this.broker = TestBroker.get();
+        broker.withChannel(Topology::declare);
+    }
+
+    Connection connect() throws SQLException {
+        Connection c = DriverManager.getConnection(db.url(), db.user(), db.password());
+        c.setAutoCommit(false);
+        return c;
+    }
+
+    /** Empty tables (TRUNCATE also drops dead tuples) and an empty queue. */
+    void clean() {
+        db.reset();
+        broker.purgeIfExists(QUEUE);
+        broker.purgeIfExists(Topology.deadLetterQueueOf(QUEUE));
+    }
+
+    /** Writes {@code messages} as pending rows in one transaction; returns the database's time of the commit. */
+    Instant backlog(List<NewOutboxMessage> messages) throws SQLException {
+        try (Connection c = connect()) {
+            Backlog.copy(c, messages);
+            c.commit();
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT clock_timestamp()")) {
+                rs.next();
+                Instant committed = rs.getTimestamp(1).toInstant();
+                c.commit();
+                return committed;
+            }
+        }
+    }
+
+    void analyze() {
+        db.execute("ANALYZE message_outbox");
+    }
+
+    /** Settings for an in-process relay, API or store against this run's database and broker. */
+    Map<String, String> processEnv() {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.putAll(db.env());
+        env.putAll(broker.env());
+        env.put("OUTBOX_DB_MIGRATE", "false");
+        env.put("OUTBOX_RETENTION_ENABLED", "false");
+        env.put("OUTBOX_RELAY_HTTP_PORT", "-1");
+        return env;
+    }
+
+    Settings settings(Map<String, String> overrides) {
+        return new Settings(processEnv()).with(overrides);
+    }
+
+    /** A MyBatis-backed database, as the relay and the API build theirs. */
+    Database database(String applicationName, int poolSize) {
+        Settings s = settings(Map.of("OUTBOX_DB_POOL_SIZE", Integer.toString(poolSize)));
+        return Database.start(DatabaseConfig.from(s, db.url(), applicationName), false);
+    }
+
+    long count(String where) {
+        return db.count("SELECT count(*) FROM message_outbox WHERE " + where);
+    }
+}

@@ -1,0 +1,169 @@
+package dev.outbox.bench;
+
+import dev.outbox.messaging.publish.OutboundMessage;
+import dev.outbox.persistence.outbox.NewOutboxMessage;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code ops/bench.sh}: the side-by-side performance benchmark. Every scenario runs in this one
+ * invocation, on the same database, broker, payload and queue, so the ratios compare like with
+ * like. See the README's Performance section for what each part measures.
+ *
+ * <pre>
+ * ops/bench.sh [--quick] [--rows N] [--out DIR] [--only throughput,latency,growth,http]
+ *              [--processes 1,2,4] [--relay OUTBOX_RELAY_X=value ...]
+ * </pre>
+ */
+public final class BenchMain {
+    private BenchMain() {
+    }
+
+    /** What one invocation runs; {@code quick} is the CI smoke run: every scenario, tiny. */
+    record Options(boolean quick, int rows, Path out, Set<String> only, List<Integer> processes,
+            Map<String, String> relay) {
+        boolean runs(String part) {
+            return only.isEmpty() || only.contains(part);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.setProperty("java.awt.headless", "true");
+        Options o = parse(args);
+        BenchEnv env = new BenchEnv();
+        Report report = new Report(o.out(), "Outbox benchmark " + LocalDateTime.now().withNano(0));
+        report.text(Machine.describe(env, o));
+        if (o.runs("throughput")) {
+            throughput(env, report, o);
+        }
+        if (o.runs("latency")) {
+            LatencyRun.section(env, report, o);
+        }
+        if (o.runs("growth")) {
+            ClaimGrowth.section(env, report, o);
+        }
+        if (o.runs("http")) {
+            HttpOverhead.section(env, report, o);
+        }
+        env.clean();
+        System.out.println("results: " + o.out().resolve("results.md").toAbsolutePath());
+        System.exit(0);
+    }
+
+    static void throughput(BenchEnv env, Report report, Options o) throws Exception {
+        List<NewOutboxMessage> events = Backlog.events(o.rows());
+        List<OutboundMessage> messages = BrokerCeiling.messages(events);
+        List<Throughput> tried = new ArrayList<>();
+        int[][] aConfigs = o.quick() ? new int[][] {{1, 1024}} : new int[][] {{1, 256}, {1, 1024}, {1, 4096}, {4, 1024}};
+        for (int[] c : aConfigs) {
+            tried.add(progress(BrokerCeiling.run(env, messages, c[0], c[1])));
+        }
+        int[] bWorkers = o.quick() ? new int[] {1} : new int[] {1, 2, 4};
+        for (int w : bWorkers) {
+            tried.add(progress(DatabaseCeiling.run(env, events, w, 256)));
+        }
+        tried.add(progress(NaiveRelay.run(env, events, o.quick() ? Duration.ofSeconds(5) : Duration.ofSeconds(30))));
+        List<RelayDrain.Result> drains = new ArrayList<>();
+        for (int p : o.processes()) {
+            RelayDrain.Result r = RelayDrain.run(env, events, p, o.relay());
+            progress(r.throughput());
+            drains.add(r);
+        }
+        Throughput a = best(tried, "A");
+        Throughput b = best(tried, "B");
+        Throughput n = best(tried, "N");
+        Throughput r = drains.stream().map(RelayDrain.Result::throughput).max(Comparator.comparing(Throughput::perSecond))
+                .orElseThrow();
+        List<List<String>> rows = new ArrayList<>();
+        for (Throughput t : tried) {
+            rows.add(Report.row(t.key() + (t == a || t == b ? " (best)" : ""), t.what(), t.config(),
+                    Long.toString(t.rows()), String.format("%.2f", t.seconds()), Report.num(t.perSecond()), "", "", ""));
+        }
+        for (RelayDrain.Result d : drains) {
+            Throughput t = d.throughput();
+            rows.add(Report.row(t.key() + (t == r ? " (best)" : ""), t.what(), t.config(), Long.toString(t.rows()),
+                    String.format("%.2f", t.seconds()), Report.num(t.perSecond()),
+                    Report.ratio(t.perSecond(), a.perSecond()), Report.ratio(t.perSecond(), b.perSecond()),
+                    Report.ratio(t.perSecond(), n.perSecond())));
+        }
+        report.table("Throughput: rows per second, same payload and queue", List.of("run", "what", "configuration",
+                "rows", "seconds", "rows/s", "R/A", "R/B", "R/N"), rows);
+        report.text(String.format("Best relay R = %s rows/s: **R/A = %s** (target >= 0.85), **R/N = %s** (target >= 7),"
+                + " R/B = %s.", Report.num(r.perSecond()), Report.ratio(r.perSecond(), a.perSecond()),
+                Report.ratio(r.perSecond(), n.perSecond()), Report.ratio(r.perSecond(), b.perSecond())));
+        List<String> names = new ArrayList<>(List.of("A broker ceiling", "B database ceiling", "N naive relay"));
+        List<Double> values = new ArrayList<>(List.of(a.perSecond(), b.perSecond(), n.perSecond()));
+        for (RelayDrain.Result d : drains) {
+            names.add(d.throughput().key() + " relay-worker x" + d.throughput().key().substring(1));
+            values.add(d.throughput().perSecond());
+        }
+        report.barChart("throughput.png", "Rows per second (" + o.rows() + " rows, same machine, same run)", "rows/s",
+                names, values);
+        List<List<String>> mem = new ArrayList<>();
+        for (RelayDrain.Result d : drains) {
+            mem.add(Report.row(d.throughput().key(), Long.toString(d.throughput().rows()), Report.num(d.peakRssMiB()),
+                    Report.num(d.maxSampledRssMiB())));
+        }
+        report.table("Relay memory while draining (each process, heap capped at " + BenchProcess.HEAP + ")",
+                List.of("run", "backlog rows", "peak RSS MiB (VmHWM)", "max sampled RSS MiB"), mem);
+    }
+
+    private static Throughput progress(Throughput t) {
+        System.out.printf("  %-3s %-45s %-55s %,10.0f rows/s%n", t.key(), t.what(), t.config(), t.perSecond());
+        return t;
+    }
+
+    private static Throughput best(List<Throughput> all, String key) {
+        return all.stream().filter(t -> t.key().equals(key)).max(Comparator.comparing(Throughput::perSecond))
+                .orElseThrow();
+    }
+
+    static Options parse(String[] args) {
+        boolean quick = false;
+        Integer rows = null;
+        Path out = null;
+        Set<String> only = new LinkedHashSet<>();
+        List<Integer> processes = null;
+        Map<String, String> relay = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--quick" -> quick = true;
+                case "--rows" -> rows = Integer.parseInt(args[++i]);
+                case "--out" -> out = Path.of(args[++i]);
+                case "--only" -> only.addAll(List.of(args[++i].split(",")));
+                case "--processes" -> processes = java.util.Arrays.stream(args[++i].split(",")).map(Integer::valueOf)
+                        .toList();
+                case "--relay" -> {
+                    String[] kv = args[++i].split("=", 2);
+                    if (kv.length != 2 || !kv[0].startsWith("OUTBOX_RELAY_")) {
+                        throw new IllegalArgumentException("--relay takes OUTBOX_RELAY_NAME=value, got " + args[i]);
+                    }
+                    relay.put(kv[0], kv[1]);
+                }
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]
+                        + "; usage: ops/bench.sh [--quick] [--rows N] [--out DIR] [--only throughput,latency,growth,http]"
+                        + " [--processes 1,2,4] [--relay OUTBOX_RELAY_X=value]");
+            }
+        }
+        for (String part : only) {
+            if (!Set.of("throughput", "latency", "growth", "http").contains(part)) {
+                throw new IllegalArgumentException("--only knows throughput, latency, growth, http; not " + part);
+            }
+        }
+        if (out == null) {
+            out = Path.of("ops", "bench", "results",
+                    LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + (quick ? "-quick" : ""));
+        }
+        return new Options(quick, rows != null ? rows : quick ? 2_000 : 100_000, out, only,
+                processes != null ? processes : quick ? List.of(1, 2) : List.of(1, 2, 4), relay);
+    }
+}

@@ -1,0 +1,74 @@
+package dev.outbox.bench;
+
+import com.google.inject.Guice;
+import dev.outbox.persistence.Database;
+import dev.outbox.persistence.outbox.OutboxRecord;
+import dev.outbox.persistence.outbox.OutboxStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * B: what the database takes with no broker: the relay's own statements ({@link OutboxStore}:
+ * the fenced claim with strict per-aggregate order, then the fenced mark), claim and mark back to
+ * back, on {@code workers} threads each acting as its own relay.
+ */
+final class DatabaseCeiling {
+    private DatabaseCeiling() {
+    }
+
+    static Throughput run(BenchEnv env, List<dev.outbox.persistence.outbox.NewOutboxMessage> events, int workers,
+            int batch) throws Exception {
+        env.clean();
+        env.backlog(events);
+        env.analyze();
+        long total = events.size();
+        AtomicLong marked = new AtomicLong();
+        List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (Database database = env.database("bench-db-ceiling", workers + 1)) {
+            OutboxStore store = Guice.createInjector(database.module()).getInstance(OutboxStore.class);
+            List<Thread> threads = new ArrayList<>();
+            for (int w = 0; w < workers; w++) {
+                String relayId = "bench-b-" + w;
+                threads.add(new Thread(() -> {
+                    try {
+                        while (marked.get() < total) {
+                            List<OutboxRecord> rows = store.claim(relayId, batch, Set.of());
+                            if (rows.isEmpty()) {
+                                // the rest is held back behind another worker's in-flight version 1
+                                LockSupport.parkNanos(200_000);
+                                continue;
+                            }
+                            int done = store.markPublished(relayId, rows.stream().map(OutboxRecord::lease).toList())
+                                    .size();
+                            if (done != rows.size()) {
+                                throw new IllegalStateException("marked " + done + " of " + rows.size() + " leased rows");
+                            }
+                            marked.addAndGet(done);
+                        }
+                    } catch (Throwable t) {
+                        errors.add(t);
+                        marked.set(Long.MAX_VALUE);
+                    }
+                }, "bench-b-" + w));
+            }
+            long start = System.nanoTime();
+            threads.forEach(Thread::start);
+            for (Thread t : threads) {
+                t.join();
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            if (!errors.isEmpty()) {
+                throw new IllegalStateException("database ceiling run failed", errors.get(0));
+            }
+            long published = env.count("status = 'PUBLISHED'");
+            if (published != total) {
+                throw new IllegalStateException(published + " of " + total + " rows published");
+            }
+            return new Throughput("B", "database ceiling (relay SQL, no broker)",
+                    workers + " worker(s), batch " + batch, total, seconds);
+        }
+    }
+}

@@ -1,0 +1,142 @@
+package dev.outbox.bench;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What the outbox costs a business write: {@code POST /orders} against the real API process with
+ * its outbox insert, and against the same process with the insert switched off
+ * ({@link BenchApiMain}), alternated so drift hits both. Closed loop: {@link #CLIENTS}
+ * connections each send the next request when the previous one is answered.
+ */
+final class HttpOverhead {
+    static final int CLIENTS = 16;
+    private static final Pattern READY = Pattern.compile("bench api ready on port (\\d+)");
+    private static final String BODY = "{\"customerId\":\"bench-customer\",\"currency\":\"EUR\",\"lines\":["
+            + "{\"sku\":\"SKU-1\",\"quantity\":2,\"unitPrice\":\"19.99\"},"
+            + "{\"sku\":\"SKU-GIFT-WRAP\",\"quantity\":1,\"unitPrice\":\"2.50\"}]}";
+
+    record Result(String variant, long requests, double seconds, Percentiles latency) {
+        double perSecond() {
+            return requests / seconds;
+        }
+    }
+
+    private HttpOverhead() {
+    }
+
+    static void section(BenchEnv env, Report report, BenchMain.Options o) throws Exception {
+        Duration warmup = o.quick() ? Duration.ofSeconds(1) : Duration.ofSeconds(5);
+        Duration measure = o.quick() ? Duration.ofSeconds(2) : Duration.ofSeconds(15);
+        int pairs = o.quick() ? 1 : 2;
+        List<Result> results = new ArrayList<>();
+        for (int i = 0; i < pairs; i++) {
+            results.add(run(env, "without-outbox", warmup, measure));
+            results.add(run(env, "with-outbox", warmup, measure));
+        }
+        List<List<String>> rows = new ArrayList<>();
+        for (Result r : results) {
+            rows.add(Report.row(r.variant(), Long.toString(r.requests()), Report.num(r.perSecond()),
+                    Report.num(r.latency().p50()), Report.num(r.latency().p99()), Report.num(r.latency().max())));
+        }
+        report.table("HTTP write overhead: POST /orders, " + CLIENTS + " clients, " + measure.toSeconds()
+                + " s per run after " + warmup.toSeconds() + " s warm-up", List.of("API", "requests", "req/s",
+                "p50 ms", "p99 ms", "max ms"), rows);
+        double without = mean(results, "without-outbox", Result::perSecond);
+        double with = mean(results, "with-outbox", Result::perSecond);
+        double p50Without = mean(results, "without-outbox", r -> r.latency().p50());
+        double p50With = mean(results, "with-outbox", r -> r.latency().p50());
+        double p99Without = mean(results, "without-outbox", r -> r.latency().p99());
+        double p99With = mean(results, "with-outbox", r -> r.latency().p99());
+        report.text(String.format("Write overhead of the outbox: throughput without/with **%s**, p50 with/without **%s**,"
+                        + " p99 with/without %s (target <= 1.15).", Report.ratio(without, with),
+                Report.ratio(p50With, p50Without), Report.ratio(p99With, p99Without)));
+    }
+
+    private static double mean(List<Result> results, String variant, java.util.function.ToDoubleFunction<Result> f) {
+        return results.stream().filter(r -> r.variant().equals(variant)).mapToDouble(f).average().orElseThrow();
+    }
+
+    static Result run(BenchEnv env, String variant, Duration warmup, Duration measure) throws Exception {
+        env.clean();
+        Map<String, String> apiEnv = new LinkedHashMap<>(env.processEnv());
+        apiEnv.put("OUTBOX_HTTP_HOST", "127.0.0.1");
+        apiEnv.put("OUTBOX_HTTP_PORT", "0");
+        apiEnv.put("OUTBOX_DB_POOL_SIZE", Integer.toString(CLIENTS));
+        try (BenchProcess api = BenchProcess.start("api-" + variant, BenchApiMain.class.getName(), apiEnv, variant)) {
+            api.awaitOutput(READY, Duration.ofSeconds(60));
+            Matcher m = READY.matcher(api.output());
+            if (!m.find()) {
+                throw new IllegalStateException("no port in the API's output");
+            }
+            URI orders = URI.create("http://127.0.0.1:" + m.group(1) + "/orders");
+            HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofSeconds(5)).build();
+            long start = System.nanoTime();
+            long measureFrom = start + warmup.toNanos();
+            long end = measureFrom + measure.toNanos();
+            long[][] latencies = new long[CLIENTS][];
+            int[] counts = new int[CLIENTS];
+            List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<Thread> clients = new ArrayList<>();
+            for (int c = 0; c < CLIENTS; c++) {
+                int me = c;
+                latencies[c] = new long[1 << 16];
+                clients.add(new Thread(() -> {
+                    try {
+                        HttpRequest request = HttpRequest.newBuilder(orders).timeout(Duration.ofSeconds(30))
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(BODY)).build();
+                        for (long now = System.nanoTime(); now < end; now = System.nanoTime()) {
+                            HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
+                            long done = System.nanoTime();
+                            if (response.statusCode() != 201) {
+                                throw new IllegalStateException("POST /orders answered " + response.statusCode() + ": "
+                                        + response.body());
+                            }
+                            if (now >= measureFrom && done <= end) {
+                                if (counts[me] == latencies[me].length) {
+                                    latencies[me] = java.util.Arrays.copyOf(latencies[me], counts[me] * 2);
+                                }
+                                latencies[me][counts[me]++] = done - now;
+                            }
+                        }
+                    } catch (Throwable t) {
+                        errors.add(t);
+                    }
+                }, "bench-http-" + c));
+            }
+            clients.forEach(Thread::start);
+            for (Thread t : clients) {
+                t.join();
+            }
+            if (!errors.isEmpty()) {
+                throw new IllegalStateException(variant + " run failed", errors.get(0));
+            }
+            long[] all = java.util.stream.IntStream.range(0, CLIENTS)
+                    .mapToObj(c -> java.util.Arrays.copyOf(latencies[c], counts[c]))
+                    .flatMapToLong(java.util.Arrays::stream).toArray();
+            long outbox = env.count("true");
+            long orderRows = env.db.count("SELECT count(*) FROM orders");
+            if (variant.equals("with-outbox") ? outbox != orderRows : outbox != 0) {
+                throw new IllegalStateException(variant + ": " + orderRows + " orders but " + outbox + " outbox rows");
+            }
+            if (api.stop(Duration.ofSeconds(30)) != 0) {
+                throw new IllegalStateException("API did not exit cleanly:\n" + api.output());
+            }
+            Result r = new Result(variant, all.length, measure.toNanos() / 1e9, Percentiles.ofNanos(all));
+            System.out.printf("  http %-15s %,8.0f req/s p50 %.1f ms p99 %.1f ms%n", variant, r.perSecond(),
+                    r.latency().p50(), r.latency().p99());
+            return r;
+        }
+    }
+}

@@ -1,0 +1,183 @@
+package dev.outbox.bench;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import dev.outbox.persistence.outbox.NewOutboxMessage;
+import dev.outbox.relay.RelayApp;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Commit-to-publish and commit-to-consume at fixed offered loads, with the relay woken by
+ * LISTEN/NOTIFY and with the relay only polling. Open loop: transaction {@code k} is due at
+ * {@code start + k / rate} whatever happened to the ones before, on a pool of producer
+ * connections; each is one business transaction that inserts one outbox row and commits. The
+ * commit is timed when {@code commit()} returns; the publish when the broker's confirm reaches
+ * the relay (the relay's confirm tap); the consume when a consumer on the queue receives it. The
+ * relay is the real relay code ({@link RelayApp}) in this JVM, so all three clocks are one.
+ */
+final class LatencyRun {
+    static final int PRODUCERS = 16;
+
+    record Result(boolean listen, int offered, double achieved, Percentiles publish, Percentiles consume,
+            int missing) {
+    }
+
+    private LatencyRun() {
+    }
+
+    static void section(BenchEnv env, Report report, BenchMain.Options o) throws Exception {
+        int[] loads = {200, 1_000, 3_000};
+        Duration warmup = o.quick() ? Duration.ofSeconds(1) : Duration.ofSeconds(3);
+        Duration measure = o.quick() ? Duration.ofSeconds(2) : Duration.ofSeconds(15);
+        List<Result> results = new ArrayList<>();
+        for (boolean listen : new boolean[] {true, false}) {
+            for (int load : loads) {
+                Result r = run(env, o, load, listen, warmup, measure);
+                System.out.printf("  latency %s %5d ev/s: publish p50 %.1f p99 %.1f max %.1f ms; consume p99 %.1f ms%n",
+                        listen ? "NOTIFY" : "poll  ", load, r.publish().p50(), r.publish().p99(), r.publish().max(),
+                        r.consume().p99());
+                results.add(r);
+            }
+        }
+        String poll = env.settings(o.relay()).string("OUTBOX_RELAY_POLL_INTERVAL", "100ms");
+        List<List<String>> rows = new ArrayList<>();
+        for (Result r : results) {
+            rows.add(Report.row(r.listen() ? "LISTEN/NOTIFY" : "poll only (" + poll + ")", Integer.toString(r.offered()),
+                    Report.num(r.achieved()), Report.num(r.publish().p50()), Report.num(r.publish().p99()),
+                    Report.num(r.publish().max()), Report.num(r.consume().p50()), Report.num(r.consume().p99()),
+                    Report.num(r.consume().max()), Integer.toString(r.publish().count()), Integer.toString(r.missing())));
+        }
+        report.table("Latency: commit to broker confirm, commit to consumer (ms), " + measure.toSeconds()
+                        + " s per load after " + warmup.toSeconds() + " s warm-up",
+                List.of("relay wake-up", "offered ev/s", "achieved ev/s", "publish p50", "publish p99", "publish max",
+                        "consume p50", "consume p99", "consume max", "samples", "missing"), rows);
+        List<String> cats = new ArrayList<>();
+        double[][] p99 = new double[2][loads.length];
+        for (int i = 0; i < loads.length; i++) {
+            cats.add(loads[i] + " ev/s");
+            p99[0][i] = results.get(i).publish().p99();
+            p99[1][i] = results.get(loads.length + i).publish().p99();
+        }
+        report.groupedChart("latency.png", "Commit-to-publish p99 (ms)", "ms",
+                List.of("LISTEN/NOTIFY", "poll only (" + poll + ")"), cats, p99);
+    }
+
+    static Result run(BenchEnv env, BenchMain.Options o, int rate, boolean listen, Duration warmup, Duration measure)
+            throws Exception {
+        env.clean();
+        int total = (int) (rate * (warmup.toMillis() + measure.toMillis()) / 1000);
+        List<NewOutboxMessage> events = Backlog.placed(total);
+        long[] committedAt = new long[total];
+        Map<UUID, Integer> index = new HashMap<>(total * 2);
+        for (int k = 0; k < total; k++) {
+            index.put(events.get(k).id(), k);
+        }
+        Map<UUID, Long> confirmedAt = new ConcurrentHashMap<>(total * 2);
+        Map<UUID, Long> consumedAt = new ConcurrentHashMap<>(total * 2);
+        Map<String, String> relaySettings = new HashMap<>(o.relay());
+        relaySettings.put("OUTBOX_RELAY_LISTEN", Boolean.toString(listen));
+        relaySettings.put("OUTBOX_RELAY_ID", "bench-latency");
+        try (RelayApp relay = RelayApp.start(env.settings(relaySettings));
+                Connection consumerConnection = env.broker.connectionFactory().newConnection("bench-consumer")) {
+            relay.relay().stats().tapConfirms(id -> confirmedAt.put(id, System.nanoTime()));
+            Channel consumer = consumerConnection.createChannel();
+            consumer.basicQos(1_000);
+            consumer.basicConsume(BenchEnv.QUEUE, true, (tag, d) -> consumedAt.put(
+                    UUID.fromString(d.getProperties().getMessageId()), System.nanoTime()), tag -> { });
+            long start = System.nanoTime() + 200_000_000L;
+            long interval = 1_000_000_000L / rate;
+            AtomicInteger next = new AtomicInteger();
+            List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<Thread> producers = new ArrayList<>();
+            for (int p = 0; p < PRODUCERS; p++) {
+                producers.add(new Thread(() -> {
+                    try (java.sql.Connection c = env.connect(); PreparedStatement insert = c.prepareStatement(INSERT)) {
+                        for (int k = next.getAndIncrement(); k < total; k = next.getAndIncrement()) {
+                            long due = start + k * interval;
+                            long wait = due - System.nanoTime();
+                            if (wait > 0) {
+                                LockSupport.parkNanos(wait);
+                            }
+                            bind(insert, events.get(k));
+                            insert.executeUpdate();
+                            c.commit();
+                            committedAt[k] = System.nanoTime();
+                        }
+                    } catch (Throwable t) {
+                        errors.add(t);
+                    }
+                }, "bench-producer-" + p));
+            }
+            producers.forEach(Thread::start);
+            for (Thread t : producers) {
+                t.join();
+            }
+            if (!errors.isEmpty()) {
+                throw new IllegalStateException("producer failed", errors.get(0));
+            }
+            long measureFrom = start + warmup.toNanos();
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while ((consumedAt.size() < total || confirmedAt.size() < total) && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            long[] publish = new long[total];
+            long[] consume = new long[total];
+            int np = 0;
+            int nc = 0;
+            int measured = 0;
+            int missing = 0;
+            long lastCommit = measureFrom;
+            for (int k = 0; k < total; k++) {
+                if (start + k * interval < measureFrom) {
+                    continue;
+                }
+                measured++;
+                lastCommit = Math.max(lastCommit, committedAt[k]);
+                UUID id = events.get(k).id();
+                Long confirmed = confirmedAt.get(id);
+                Long consumed = consumedAt.get(id);
+                if (confirmed == null || consumed == null) {
+                    missing++;
+                }
+                if (confirmed != null) {
+                    publish[np++] = confirmed - committedAt[k];
+                }
+                if (consumed != null) {
+                    consume[nc++] = consumed - committedAt[k];
+                }
+            }
+            double achieved = measured / ((lastCommit - measureFrom) / 1e9);
+            return new Result(listen, rate, achieved, Percentiles.ofNanos(java.util.Arrays.copyOf(publish, np)),
+                    Percentiles.ofNanos(java.util.Arrays.copyOf(consume, nc)), missing);
+        }
+    }
+
+    /** The mapper's insert ({@code OutboxMapper.xml}), as one business transaction would run it. */
+    static final String INSERT = "INSERT INTO message_outbox (id, aggregate_type, aggregate_id, aggregate_version,"
+            + " message_type, message_version, exchange_name, routing_key, payload, headers, status, created_at,"
+            + " next_attempt_at, correlation_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), CAST(? AS jsonb),"
+            + " 'PENDING', clock_timestamp(), now(), ?)";
+
+    static void bind(PreparedStatement s, NewOutboxMessage m) throws java.sql.SQLException {
+        s.setObject(1, m.id());
+        s.setString(2, m.aggregateType());
+        s.setString(3, m.aggregateId());
+        s.setObject(4, m.aggregateVersion(), java.sql.Types.BIGINT);
+        s.setString(5, m.messageType());
+        s.setInt(6, m.messageVersion());
+        s.setString(7, m.exchangeName());
+        s.setString(8, m.routingKey());
+        s.setString(9, m.payload());
+        s.setString(10, m.headers());
+        s.setString(11, m.correlationId());
+    }
+}
