@@ -53,7 +53,7 @@ class RetentionIT {
                 + " now() - make_interval(days => ?), CASE WHEN ? = 'PUBLISHED' THEN now() - make_interval(days => ?) END,"
                 + " CASE WHEN ? = 'CANCELLED' THEN now() - make_interval(days => ?) END,"
                 + " CASE WHEN ? = 'IN_PROGRESS' THEN 'relay' END, CASE WHEN ? = 'IN_PROGRESS' THEN now() END,"
-                + " CASE WHEN ? = 'IN_PROGRESS' THEN 1 END,"
+                + " CASE WHEN ? = 'IN_PROGRESS' THEN nextval('message_outbox_lease_token_seq') END,"
                 + " CASE WHEN ? IN ('RETRYABLE_FAILED', 'PARKED', 'CANCELLED') THEN 'OPERATOR' END"
                 + " FROM generate_series(1, ?) g", status, daysAgo, status, daysAgo, status, daysAgo, status, status,
                 status, status, n);

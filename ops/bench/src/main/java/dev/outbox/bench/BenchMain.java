@@ -21,7 +21,13 @@ import java.util.Set;
  *
  * <pre>
  * ops/bench.sh [--quick] [--rows N] [--out DIR] [--only throughput,latency,growth,http]
- *              [--processes 1,2,4] [--relay OUTBOX_RELAY_X=value ...]
+ *              [--processes 1,2,4] [--relay OUTBOX_RELAY_X=value ...] [--relay-only]
+ * </pre>
+ *
+ * <p>{@code --relay-only} runs just the relay drains (R) of the throughput part: for sweeping a
+ * relay setting without waiting for the baselines each time.
+ *
+ * <pre>
  * </pre>
  */
 public final class BenchMain {
@@ -30,7 +36,7 @@ public final class BenchMain {
 
     /** What one invocation runs; {@code quick} is the CI smoke run: every scenario, tiny. */
     record Options(boolean quick, int rows, Path out, Set<String> only, List<Integer> processes,
-            Map<String, String> relay) {
+            Map<String, String> relay, boolean relayOnly) {
         boolean runs(String part) {
             return only.isEmpty() || only.contains(part);
         }
@@ -63,6 +69,15 @@ public final class BenchMain {
         List<NewOutboxMessage> events = Backlog.events(o.rows());
         List<OutboundMessage> messages = BrokerCeiling.messages(events);
         List<Throughput> tried = new ArrayList<>();
+        if (o.relayOnly()) {
+            for (int p : o.processes()) {
+                RelayDrain.Result r = RelayDrain.run(env, events, p, o.relay());
+                progress(r.throughput());
+                report.text(String.format("%s %s: %s rows/s, peak RSS %s MiB", r.throughput().key(),
+                        r.throughput().config(), Report.num(r.throughput().perSecond()), Report.num(r.peakRssMiB())));
+            }
+            return;
+        }
         int[][] aConfigs = o.quick() ? new int[][] {{1, 1024}} : new int[][] {{1, 256}, {1, 1024}, {1, 4096}, {4, 1024}};
         for (int[] c : aConfigs) {
             tried.add(progress(BrokerCeiling.run(env, messages, c[0], c[1])));
@@ -134,9 +149,11 @@ public final class BenchMain {
         Set<String> only = new LinkedHashSet<>();
         List<Integer> processes = null;
         Map<String, String> relay = new LinkedHashMap<>();
+        boolean relayOnly = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> quick = true;
+                case "--relay-only" -> relayOnly = true;
                 case "--rows" -> rows = Integer.parseInt(args[++i]);
                 case "--out" -> out = Path.of(args[++i]);
                 case "--only" -> only.addAll(List.of(args[++i].split(",")));
@@ -151,7 +168,7 @@ public final class BenchMain {
                 }
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
                         + "; usage: ops/bench.sh [--quick] [--rows N] [--out DIR] [--only throughput,latency,growth,http]"
-                        + " [--processes 1,2,4] [--relay OUTBOX_RELAY_X=value]");
+                        + " [--processes 1,2,4] [--relay OUTBOX_RELAY_X=value] [--relay-only]");
             }
         }
         for (String part : only) {
@@ -164,6 +181,7 @@ public final class BenchMain {
                     LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + (quick ? "-quick" : ""));
         }
         return new Options(quick, rows != null ? rows : quick ? 2_000 : 100_000, out, only,
-                processes != null ? processes : quick ? List.of(1, 2) : List.of(1, 2, 4), relay);
+                processes != null ? processes : quick ? List.of(1, 2) : List.of(1, 2, 4), relay,
+                relayOnly);
     }
 }

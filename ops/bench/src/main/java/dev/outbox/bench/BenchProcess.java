@@ -32,7 +32,13 @@ final class BenchProcess implements AutoCloseable {
             throws IOException {
         Path log = Files.createTempFile("outbox-bench-" + name + "-", ".log");
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                HEAP, "-cp", System.getProperty("java.class.path"), mainClass));
+                HEAP));
+        String extra = System.getenv("OUTBOX_BENCH_CHILD_JVM_OPTS");
+        if (extra != null && !extra.isBlank()) {
+            // for profiling a child, e.g. -XX:StartFlightRecording=filename=relay.jfr
+            command.addAll(List.of(extra.trim().split("\\s+")));
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().putAll(env);

@@ -102,7 +102,8 @@ class OutboxctlIT {
             case "PUBLISHED" -> DB.update("UPDATE message_outbox SET status = 'PUBLISHED', published_at = now(),"
                     + " attempt_count = 1 WHERE id = ?", id);
             case "IN_PROGRESS" -> DB.update("UPDATE message_outbox SET status = 'IN_PROGRESS', locked_by = 'relay-x',"
-                    + " locked_at = now() - interval '1 hour', lease_token = 1, attempt_count = 1 WHERE id = ?", id);
+                    + " locked_at = now() - interval '1 hour', lease_token = nextval('message_outbox_lease_token_seq'),"
+                    + " attempt_count = 1 WHERE id = ?", id);
             default -> DB.update("UPDATE message_outbox SET status = ?, last_error_code = ?,"
                     + " last_error_message = 'basic.return 312 NO_ROUTE', attempt_count = 5 WHERE id = ?",
                     status, errorCode, id);
