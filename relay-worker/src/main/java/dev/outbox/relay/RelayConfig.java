@@ -52,8 +52,8 @@ public record RelayConfig(String relayId, int publishers, int batchSize, int con
         return new RelayConfig(
                 s.string("OUTBOX_RELAY_ID", defaultRelayId()),
                 s.integer("OUTBOX_RELAY_PUBLISHERS", 1, 1, 64),
-                s.integer("OUTBOX_RELAY_BATCH_SIZE", 256, 1, 10_000),
-                s.integer("OUTBOX_RELAY_CONFIRM_WINDOW", 512, 1, 65_535),
+                s.integer("OUTBOX_RELAY_BATCH_SIZE", 512, 1, 10_000),
+                s.integer("OUTBOX_RELAY_CONFIRM_WINDOW", 4_096, 1, 65_535),
                 s.duration("OUTBOX_RELAY_POLL_INTERVAL", Duration.ofMillis(100), Duration.ofMillis(1),
                         Duration.ofMinutes(1)),
                 s.duration("OUTBOX_RELAY_CONFIRM_TIMEOUT", Duration.ofSeconds(10), Duration.ofMillis(100),

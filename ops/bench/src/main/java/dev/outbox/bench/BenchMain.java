@@ -100,18 +100,26 @@ public final class BenchMain {
                 .orElseThrow();
         List<List<String>> rows = new ArrayList<>();
         for (Throughput t : tried) {
-            rows.add(Report.row(t.key() + (t == a || t == b ? " (best)" : ""), t.what(), t.config(),
-                    Long.toString(t.rows()), String.format("%.2f", t.seconds()), Report.num(t.perSecond()), "", "", ""));
+            rows.add(withCpu(Report.row(t.key() + (t == a || t == b ? " (best)" : ""), t.what(), t.config(),
+                    Long.toString(t.rows()), String.format("%.2f", t.seconds()), Report.num(t.perSecond()), "", "", ""),
+                    t));
         }
         for (RelayDrain.Result d : drains) {
             Throughput t = d.throughput();
-            rows.add(Report.row(t.key() + (t == r ? " (best)" : ""), t.what(), t.config(), Long.toString(t.rows()),
-                    String.format("%.2f", t.seconds()), Report.num(t.perSecond()),
+            rows.add(withCpu(Report.row(t.key() + (t == r ? " (best)" : ""), t.what(), t.config(),
+                    Long.toString(t.rows()), String.format("%.2f", t.seconds()), Report.num(t.perSecond()),
                     Report.ratio(t.perSecond(), a.perSecond()), Report.ratio(t.perSecond(), b.perSecond()),
-                    Report.ratio(t.perSecond(), n.perSecond())));
+                    Report.ratio(t.perSecond(), n.perSecond())), t));
         }
         report.table("Throughput: rows per second, same payload and queue", List.of("run", "what", "configuration",
-                "rows", "seconds", "rows/s", "R/A", "R/B", "R/N"), rows);
+                "rows", "seconds", "rows/s", "R/A", "R/B", "R/N", "CPU µs/row: database", "broker", "client",
+                "total"), rows);
+        double bound = 1 / (1 / a.perSecond() + 1 / b.perSecond());
+        report.text(String.format("CPU µs/row is CPU time per row moved, by part of the machine (client: the relay"
+                + " processes for R, the benchmark's own publisher or worker for A, B, N). With everything on %d"
+                + " cores, a relay that needs both the database's and the broker's work per row cannot beat"
+                + " 1 / (1/A + 1/B) = %s rows/s; the best R reaches %s of that.",
+                Runtime.getRuntime().availableProcessors(), Report.num(bound), Report.ratio(r.perSecond(), bound)));
         report.text(String.format("Best relay R = %s rows/s: **R/A = %s** (target >= 0.85), **R/N = %s** (target >= 7),"
                 + " R/B = %s.", Report.num(r.perSecond()), Report.ratio(r.perSecond(), a.perSecond()),
                 Report.ratio(r.perSecond(), n.perSecond()), Report.ratio(r.perSecond(), b.perSecond())));
@@ -133,8 +141,20 @@ public final class BenchMain {
     }
 
     private static Throughput progress(Throughput t) {
-        System.out.printf("  %-3s %-45s %-55s %,10.0f rows/s%n", t.key(), t.what(), t.config(), t.perSecond());
+        System.out.printf("  %-3s %-45s %-55s %,10.0f rows/s  cpu us/row db %.0f broker %.0f relay %.0f bench %.0f%n",
+                t.key(), t.what(), t.config(), t.perSecond(), t.cpuPerRow().get("database"),
+                t.cpuPerRow().get("broker"), t.cpuPerRow().get("relay"), t.cpuPerRow().get("bench"));
         return t;
+    }
+
+    private static List<String> withCpu(List<String> row, Throughput t) {
+        boolean relay = t.key().startsWith("R");
+        row.add(Report.num(t.cpuPerRow().get("database")));
+        row.add(Report.num(t.cpuPerRow().get("broker")));
+        row.add(Report.num(t.cpuPerRow().get(relay ? "relay" : "bench")));
+        row.add(Report.num(t.cpuPerRow().values().stream().filter(v -> !v.isNaN())
+                .mapToDouble(Double::doubleValue).sum()));
+        return row;
     }
 
     private static Throughput best(List<Throughput> all, String key) {

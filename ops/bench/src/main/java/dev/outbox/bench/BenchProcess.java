@@ -62,6 +62,10 @@ final class BenchProcess implements AutoCloseable {
                 + Files.readString(log, StandardCharsets.UTF_8));
     }
 
+    long pid() {
+        return process.pid();
+    }
+
     String output() throws IOException {
         return Files.readString(log, StandardCharsets.UTF_8);
     }

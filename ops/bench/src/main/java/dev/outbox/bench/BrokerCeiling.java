@@ -58,12 +58,14 @@ final class BrokerCeiling {
                     }
                 }, "bench-a-" + c));
             }
+            CpuMeter.Snapshot cpu = CpuMeter.take(java.util.Set.of());
             long start = System.nanoTime();
             threads.forEach(Thread::start);
             for (Thread t : threads) {
                 t.join();
             }
             double seconds = (System.nanoTime() - start) / 1e9;
+            var cpuPerRow = CpuMeter.perRow(cpu, CpuMeter.take(java.util.Set.of()), messages.size());
             if (!errors.isEmpty()) {
                 throw new IllegalStateException("broker ceiling run failed", errors.get(0));
             }
@@ -76,7 +78,7 @@ final class BrokerCeiling {
                 throw new IllegalStateException("queue holds " + queued + " messages, expected " + messages.size());
             }
             return new Throughput("A", "broker ceiling (no database)",
-                    channels + " channel(s), window " + window, messages.size(), seconds);
+                    channels + " channel(s), window " + window, messages.size(), seconds, cpuPerRow);
         } finally {
             for (Connection c : connections) {
                 c.abort();

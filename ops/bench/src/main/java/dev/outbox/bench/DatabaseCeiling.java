@@ -54,12 +54,14 @@ final class DatabaseCeiling {
                     }
                 }, "bench-b-" + w));
             }
+            CpuMeter.Snapshot cpu = CpuMeter.take(java.util.Set.of());
             long start = System.nanoTime();
             threads.forEach(Thread::start);
             for (Thread t : threads) {
                 t.join();
             }
             double seconds = (System.nanoTime() - start) / 1e9;
+            var cpuPerRow = CpuMeter.perRow(cpu, CpuMeter.take(java.util.Set.of()), total);
             if (!errors.isEmpty()) {
                 throw new IllegalStateException("database ceiling run failed", errors.get(0));
             }
@@ -68,7 +70,7 @@ final class DatabaseCeiling {
                 throw new IllegalStateException(published + " of " + total + " rows published");
             }
             return new Throughput("B", "database ceiling (relay SQL, no broker)",
-                    workers + " worker(s), batch " + batch, total, seconds);
+                    workers + " worker(s), batch " + batch, total, seconds, cpuPerRow);
         }
     }
 }

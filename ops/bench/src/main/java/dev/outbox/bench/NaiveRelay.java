@@ -26,6 +26,8 @@ final class NaiveRelay {
         env.backlog(events);
         env.analyze();
         long done = 0;
+        java.util.Map<String, Double> cpuPerRow;
+        CpuMeter.Snapshot cpu = CpuMeter.take(java.util.Set.of());
         long start = System.nanoTime();
         long deadline = start + budget.toNanos();
         try (java.sql.Connection db = env.connect();
@@ -61,6 +63,8 @@ final class NaiveRelay {
                     break;
                 }
             }
+            // before the connection closes: its server process's CPU time ends with it
+            cpuPerRow = CpuMeter.perRow(cpu, CpuMeter.take(java.util.Set.of()), Math.max(1, done));
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         long published = env.count("status = 'PUBLISHED'");
@@ -68,6 +72,6 @@ final class NaiveRelay {
             throw new IllegalStateException("naive relay counted " + done + " but " + published + " rows are published");
         }
         return new Throughput("N", "naive relay (seed 000)", "1 worker, 100 rows per transaction, wait per confirm",
-                done, seconds);
+                done, seconds, cpuPerRow);
     }
 }
