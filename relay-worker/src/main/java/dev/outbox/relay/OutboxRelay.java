@@ -34,6 +34,7 @@ public final class OutboxRelay {
     private final BackoffPolicy backoff;
     private final Wakeup wakeup = new Wakeup();
     private final OutcomeRecorder recorder;
+    private final WaitAnnouncer waits;
     private final List<PublishLane> lanes = new ArrayList<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "relay-timer");
@@ -50,8 +51,9 @@ public final class OutboxRelay {
         this.backoff = new BackoffPolicy(config.backoff());
         this.recorder = new OutcomeRecorder(config.relayId(), store, stats, config.markBatchSize(),
                 config.faultMarkDelay(), wakeup::signal);
+        this.waits = new WaitAnnouncer(config.relayId(), store);
         for (int i = 0; i < config.publishers(); i++) {
-            lanes.add(new PublishLane(i, config, store, session, recorder, backoff, stats, wakeup));
+            lanes.add(new PublishLane(i, config, store, session, recorder, backoff, stats, wakeup, waits));
         }
     }
 
@@ -75,6 +77,14 @@ public final class OutboxRelay {
     /** True between start and stop. */
     public boolean isRunning() {
         return started;
+    }
+
+    /**
+     * Asks writers' transactions to notify while this relay waits for work (it listens for
+     * {@code outbox_pending}); without this they never notify on its account.
+     */
+    public void announceWaits() {
+        waits.enable();
     }
 
     /** Wakes idle publishers now instead of at the end of their poll interval. */
@@ -164,6 +174,7 @@ public final class OutboxRelay {
                         + " may be published again (consumers deduplicate on messageId)", unknown);
             }
             recorder.stopAndFlush(Duration.ofSeconds(30));
+            waits.withdraw();
             LOG.info("relay {} stopped: {}", config.relayId(), stats);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -40,6 +40,7 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
     private final BackoffPolicy backoff;
     private final RelayStats stats;
     private final Wakeup wakeup;
+    private final WaitAnnouncer waits;
     private final ConcurrentLinkedQueue<Suspect> suspects = new ConcurrentLinkedQueue<>();
     private final ExponentialBackoff dbBackoff = new ExponentialBackoff(Duration.ofMillis(200), Duration.ofSeconds(5));
     private volatile ConfirmPublisher<OutboxRecord> publisher;
@@ -48,7 +49,8 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
     private Thread thread;
 
     PublishLane(int index, RelayConfig config, OutboxStore store, BrokerSession session, OutcomeRecorder recorder,
-            BackoffPolicy backoff, RelayStats stats, Wakeup wakeup) {
+            BackoffPolicy backoff, RelayStats stats, Wakeup wakeup, WaitAnnouncer waits) {
+        this.waits = waits;
         this.index = index;
         this.config = config;
         this.store = store;
@@ -97,11 +99,14 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
                     dbFailures = 0;
                 }
                 if (rows.isEmpty()) {
-                    wakeup.await(config.pollInterval(), generation);
+                    if (!waits.beforeWaiting()) {
+                        wakeup.await(config.pollInterval(), generation);
+                    }
                     continue;
                 }
                 stats.claimed(rows.size());
                 publishAll(p, rows);
+                waits.busy();
             } catch (DataAccessException e) {
                 Duration wait = dbBackoff.delay(dbFailures);
                 if (dbFailures == 0 || Integer.bitCount(dbFailures) == 1) {

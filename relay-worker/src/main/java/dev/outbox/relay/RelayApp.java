@@ -98,6 +98,8 @@ public final class RelayApp implements AutoCloseable {
                 FunctionCounter.builder("outbox.relay.listen.connects", listener, PendingListener::connects)
                         .description("successful LISTENs on the notification connection; more than 1 means reconnects")
                         .register(registry);
+                // before the listener's first wake-up, so that wake-up already registers the relay as waiting
+                relay.announceWaits();
                 listener.start();
                 started.add(listener);
             }

@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.Consumer;
 
 /**
  * What this relay did, as Micrometer meters (exposed in Prometheus format on the relay's
@@ -31,7 +30,7 @@ public final class RelayStats {
     private final Timer confirmLatency;
     private final Timer commitToPublish;
     private final DistributionSummary batchSize;
-    private volatile Consumer<UUID> confirmTap;
+    private volatile ConfirmTap confirmTap;
 
     public RelayStats() {
         this(new SimpleMeterRegistry());
@@ -74,9 +73,9 @@ public final class RelayStats {
     }
 
     void confirmed(UUID id, long confirmNanos, Duration sinceWritten) {
-        Consumer<UUID> tap = confirmTap;
+        ConfirmTap tap = confirmTap;
         if (tap != null) {
-            tap.accept(id);
+            tap.confirmed(id, confirmNanos);
         }
         successes.increment();
         if (confirmNanos > 0) {
@@ -88,12 +87,18 @@ public final class RelayStats {
     }
 
     /**
-     * Calls {@code tap} with the id of every message the broker confirms, on the connection's
-     * thread, at the moment the confirm arrives. The benchmark measures commit-to-publish with it;
-     * the tap must be cheap and must not throw.
+     * Calls {@code tap} for every message the broker confirms, on the connection's thread, at the
+     * moment the confirm arrives. The benchmark measures commit-to-publish with it; the tap must be
+     * cheap and must not throw.
      */
-    public void tapConfirms(Consumer<UUID> tap) {
+    public void tapConfirms(ConfirmTap tap) {
         this.confirmTap = tap;
+    }
+
+    /** Sees each confirm: the message id, and how long the broker took from publish to confirm. */
+    @FunctionalInterface
+    public interface ConfirmTap {
+        void confirmed(UUID id, long publishToConfirmNanos);
     }
 
     void failed(ErrorCode code) {

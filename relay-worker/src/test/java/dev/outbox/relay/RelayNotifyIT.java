@@ -24,9 +24,11 @@ import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
 /**
- * LISTEN/NOTIFY wake-up: one notification per committed transaction that wrote outbox rows, none
- * for a rolled-back one, and a relay that polls only once a minute still publishes within moments
- * of a commit, also after its listening connection was killed.
+ * LISTEN/NOTIFY wake-up: while a relay waits for work, one notification per committed
+ * transaction that wrote outbox rows, none for a rolled-back one; none at all while no relay waits
+ * (or only a registration a minute old, left by a relay that died); and a relay that polls only
+ * once a minute still publishes within moments of a commit, also after its listening connection
+ * was killed.
  */
 class RelayNotifyIT {
     /** Far longer than any wait below: a row published within WAIT was not found by polling. */
@@ -68,6 +70,7 @@ class RelayNotifyIT {
 
     @Test
     void oneNotificationPerCommittedTransactionNoneForARollback() throws Exception {
+        fx.db.update("INSERT INTO outbox_relay_waiters (relay_id) VALUES ('waiting-relay')");
         try (Connection listener = connect(); Connection writer = connect()) {
             try (Statement s = listener.createStatement()) {
                 s.execute("LISTEN " + PendingListener.CHANNEL);
@@ -98,6 +101,64 @@ class RelayNotifyIT {
             received.forEach(n -> assertEquals(PendingListener.CHANNEL, n.getName()));
             assertEquals(7, fx.countByStatus("PENDING"));
         }
+    }
+
+    @Test
+    void noNotificationWhileNoRelayWaitsOrOnlyAStaleRegistration() throws Exception {
+        try (Connection listener = connect(); Connection writer = connect()) {
+            try (Statement s = listener.createStatement()) {
+                s.execute("LISTEN " + PendingListener.CHANNEL);
+            }
+            insertRows(writer, 1); // autocommit: no relay waits
+            fx.db.update("INSERT INTO outbox_relay_waiters (relay_id, since) VALUES ('died-waiting',"
+                    + " now() - interval '61 seconds')");
+            insertRows(writer, 1);
+            // the control: a fresh registration, and the one notification that must arrive
+            fx.db.update("INSERT INTO outbox_relay_waiters (relay_id) VALUES ('waiting-relay')");
+            insertRows(writer, 1);
+
+            PGConnection pg = listener.unwrap(PGConnection.class);
+            List<PGNotification> received = new ArrayList<>();
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (received.isEmpty() && System.nanoTime() < deadline) {
+                PGNotification[] batch = pg.getNotifications(200);
+                if (batch != null) {
+                    received.addAll(List.of(batch));
+                }
+            }
+            // notifications arrive in commit order: had either earlier commit notified, it would be here too
+            PGNotification[] more = pg.getNotifications(-1);
+            if (more != null) {
+                received.addAll(List.of(more));
+            }
+            assertEquals(1, received.size(), "only the commit made while a relay waited notified: " + received);
+            assertEquals(3, fx.countByStatus("PENDING"));
+        }
+    }
+
+    @Test
+    void anIdleListeningRelayRegistersAsWaitingAndWithdrawsWhenStopped() throws Exception {
+        RelayApp relay = RelayApp.start(new Settings(fx.env("OUTBOX_RELAY_POLL_INTERVAL", ONCE_A_MINUTE,
+                "OUTBOX_RELAY_ID", "idle-relay")));
+        await().atMost(WAIT).until(() -> fx.db.count("SELECT count(*) FROM outbox_relay_waiters"
+                + " WHERE relay_id = 'idle-relay'") == 1);
+        relay.close();
+        assertEquals(0, fx.db.count("SELECT count(*) FROM outbox_relay_waiters"));
+    }
+
+    @Test
+    void aRelayThatDoesNotListenNeverAsksForNotifications() throws Exception {
+        RecordingQueue wire = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "test.notify");
+        closing.add(wire);
+        RelayApp relay = RelayApp.start(new Settings(fx.env("OUTBOX_RELAY_LISTEN", "false",
+                "OUTBOX_RELAY_POLL_INTERVAL", "10ms")));
+        closing.add(relay);
+        try (Connection writer = connect()) {
+            insertRows(writer, 1);
+        }
+        // it polled empty many times over before and after the row: never registered
+        await().atMost(WAIT).until(() -> fx.countByStatus("PUBLISHED") == 1);
+        assertEquals(0, fx.db.count("SELECT count(*) FROM outbox_relay_waiters"));
     }
 
     @Test

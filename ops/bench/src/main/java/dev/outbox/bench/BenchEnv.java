@@ -63,6 +63,12 @@ final class BenchEnv {
         }
     }
 
+    /** Enables or disables the trigger that sends {@code outbox_pending} notifications (migration V4). */
+    void notifyTrigger(boolean enabled) {
+        db.execute("ALTER TABLE message_outbox " + (enabled ? "ENABLE" : "DISABLE")
+                + " TRIGGER message_outbox_notify_pending");
+    }
+
     void analyze() {
         db.execute("ANALYZE message_outbox");
     }

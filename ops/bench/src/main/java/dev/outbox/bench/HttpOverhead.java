@@ -35,9 +35,9 @@ final class HttpOverhead {
     }
 
     static void section(BenchEnv env, Report report, BenchMain.Options o) throws Exception {
-        Duration warmup = o.quick() ? Duration.ofSeconds(1) : Duration.ofSeconds(5);
+        Duration warmup = o.quick() ? Duration.ofSeconds(1) : Duration.ofSeconds(10);
         Duration measure = o.quick() ? Duration.ofSeconds(2) : Duration.ofSeconds(15);
-        int pairs = o.quick() ? 1 : 2;
+        int pairs = o.quick() ? 1 : 3;
         List<Result> results = new ArrayList<>();
         for (int i = 0; i < pairs; i++) {
             results.add(run(env, "without-outbox", warmup, measure));
@@ -60,6 +60,87 @@ final class HttpOverhead {
         report.text(String.format("Write overhead of the outbox: throughput without/with **%s**, p50 with/without **%s**,"
                         + " p99 with/without %s (target <= 1.15).", Report.ratio(without, with),
                 Report.ratio(p50With, p50Without), Report.ratio(p99With, p99Without)));
+        notifyCost(env, report, o);
+    }
+
+    /**
+     * What the notification costs the writers, without HTTP in the way: PostgreSQL serialises the
+     * commits of transactions that notify (a database-wide lock held until the commit is
+     * flushed), so it shows at high commit rates. Each transaction inserts one outbox row.
+     */
+    static void notifyCost(BenchEnv env, Report report, BenchMain.Options o) throws Exception {
+        Duration measure = o.quick() ? Duration.ofSeconds(1) : Duration.ofSeconds(8);
+        List<List<String>> rows = new ArrayList<>();
+        for (int writers : new int[] {4, 16}) {
+            Result off = commits(env, writers, measure, false, false);
+            Result busy = commits(env, writers, measure, true, false);
+            Result waiting = commits(env, writers, measure, true, true);
+            rows.add(Report.row(Integer.toString(writers), Report.num(off.perSecond()), Report.num(busy.perSecond()),
+                    Report.num(waiting.perSecond()), Report.ratio(off.perSecond(), waiting.perSecond()),
+                    Report.num(off.latency().p99()), Report.num(busy.latency().p99()),
+                    Report.num(waiting.latency().p99())));
+        }
+        report.table("What NOTIFY costs writers: one-row outbox transactions, " + measure.toSeconds() + " s each",
+                List.of("writers", "commits/s, no trigger", "trigger, no relay waiting", "trigger, a relay waiting",
+                        "no trigger / relay waiting", "p99 ms, no trigger", "no relay waiting", "relay waiting"),
+                rows);
+        report.text("PostgreSQL serialises the commits of transactions that notify. Since migration V6 a writer"
+                + " notifies only while a relay waits for work (it has caught up); a busy relay does not need"
+                + " the hint, so under load the writers do not pay for it.");
+    }
+
+    static Result commits(BenchEnv env, int writers, Duration measure, boolean trigger, boolean relayWaiting)
+            throws Exception {
+        env.clean();
+        env.notifyTrigger(trigger);
+        if (relayWaiting) {
+            env.db.update("INSERT INTO outbox_relay_waiters (relay_id) VALUES ('bench-waiting-relay')");
+        }
+        try {
+            List<dev.outbox.persistence.outbox.NewOutboxMessage> events = Backlog.placed(
+                    (int) (12_000 * measure.toMillis() / 1000));
+            java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+            long end = System.nanoTime() + measure.toNanos();
+            long[][] latencies = new long[writers][events.size()];
+            int[] counts = new int[writers];
+            List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<Thread> threads = new ArrayList<>();
+            for (int w = 0; w < writers; w++) {
+                int me = w;
+                threads.add(new Thread(() -> {
+                    try (java.sql.Connection c = env.connect();
+                            java.sql.PreparedStatement insert = c.prepareStatement(LatencyRun.INSERT)) {
+                        for (int k = next.getAndIncrement(); k < events.size() && System.nanoTime() < end;
+                                k = next.getAndIncrement()) {
+                            long t0 = System.nanoTime();
+                            LatencyRun.bind(insert, events.get(k));
+                            insert.executeUpdate();
+                            c.commit();
+                            latencies[me][counts[me]++] = System.nanoTime() - t0;
+                        }
+                    } catch (Throwable t) {
+                        errors.add(t);
+                    }
+                }, "bench-writer-" + w));
+            }
+            long start = System.nanoTime();
+            threads.forEach(Thread::start);
+            for (Thread t : threads) {
+                t.join();
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            if (!errors.isEmpty()) {
+                throw new IllegalStateException("writer failed", errors.get(0));
+            }
+            long[] all = java.util.stream.IntStream.range(0, writers)
+                    .mapToObj(w -> java.util.Arrays.copyOf(latencies[w], counts[w]))
+                    .flatMapToLong(java.util.Arrays::stream).toArray();
+            String variant = !trigger ? "no trigger" : relayWaiting ? "relay waiting" : "no relay waiting";
+            System.out.printf("  commits %2d writers, %-16s %,8.0f/s%n", writers, variant, all.length / seconds);
+            return new Result(variant, all.length, seconds, Percentiles.ofNanos(all));
+        } finally {
+            env.notifyTrigger(true);
+        }
     }
 
     private static double mean(List<Result> results, String variant, java.util.function.ToDoubleFunction<Result> f) {

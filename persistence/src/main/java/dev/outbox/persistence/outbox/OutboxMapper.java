@@ -31,6 +31,12 @@ public interface OutboxMapper {
     List<OutboxRecord> claimPending(@Param("relayId") String relayId, @Param("limit") int limit,
             @Param("unorderedTypes") String[] unorderedTypes);
 
+    /** Records that {@code relayId} waits for work, so writers' transactions notify (V6). */
+    void registerWaiter(@Param("relayId") String relayId);
+
+    /** {@code relayId} is busy again: writers need not notify on its account. */
+    void unregisterWaiter(@Param("relayId") String relayId);
+
     /** Aggregates with a pending version held back by an earlier {@code PARKED} version. */
     long countBlockedAggregates();
 

@@ -102,6 +102,20 @@ public class OutboxStore {
         return mapper.releaseStaleLocks(lease.toMillis(), maxAttempts, limit);
     }
 
+    /**
+     * Says whether {@code relayId} is waiting for work. Writers' transactions send the
+     * {@code outbox_pending} notification only while some relay waits (migration V6); a
+     * registration older than a minute is ignored, so a waiting relay renews it.
+     */
+    @Transactional
+    public void waiting(String relayId, boolean waiting) {
+        if (waiting) {
+            mapper.registerWaiter(relayId);
+        } else {
+            mapper.unregisterWaiter(relayId);
+        }
+    }
+
     /** Aggregates held back by a parked earlier version. */
     @Transactional
     public long blockedAggregates() {
