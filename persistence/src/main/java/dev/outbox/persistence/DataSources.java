@@ -36,6 +36,9 @@ public final class DataSources {
         hc.addDataSourceProperty("tcpKeepAlive", true);
         // prepared statements are reused after the first execution: MyBatis re-prepares per session
         hc.addDataSourceProperty("prepareThreshold", 1);
+        if (config.customPlans()) {
+            hc.addDataSourceProperty("options", "-c plan_cache_mode=force_custom_plan");
+        }
         return new HikariDataSource(hc);
     }
 

@@ -3,6 +3,7 @@ package dev.outbox.persistence;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.inject.Guice;
@@ -172,6 +173,23 @@ class OutboxStoreIT {
         assertNull(published.leaseToken());
         assertEquals(OutboxStatus.IN_PROGRESS, store.find(b.id()).orElseThrow().status());
         assertEquals(Set.of(), store.markPublished("relay-a", List.of(a)), "already published: not leased any more");
+    }
+
+    /**
+     * Marks find their rows by token ({@code lease_token = ANY(...)}): that is only a fence because
+     * a token names one lease of one row, which the database enforces.
+     */
+    @Test
+    void aLeaseTokenBelongsToOneLeasedRowOnly() {
+        insertRow("PENDING", "0 seconds");
+        insertRow("PENDING", "0 seconds");
+        List<OutboxRecord> claimed = store.claim("relay-a", 10);
+        assertEquals(2, claimed.size());
+        assertTrue(claimed.get(0).leaseToken() != claimed.get(1).leaseToken().longValue(), "one token per row");
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> DB.update(
+                "UPDATE message_outbox SET lease_token = ? WHERE id = ?", claimed.get(0).leaseToken(),
+                claimed.get(1).id()));
+        assertTrue(String.valueOf(e.getCause().getMessage()).contains("message_outbox_lease_idx"), e.toString());
     }
 
     @Test

@@ -65,7 +65,7 @@ public final class RelayApp implements AutoCloseable {
         RetentionPolicy retentionPolicy = RetentionPolicy.from(settings);
         int httpPort = settings.integer("OUTBOX_RELAY_HTTP_PORT", 8081, -1, 65_535);
         String httpHost = settings.string("OUTBOX_RELAY_HTTP_HOST", "0.0.0.0");
-        DatabaseConfig databaseConfig = DatabaseConfig.from(settings, dbUrl, "outbox-relay");
+        DatabaseConfig databaseConfig = DatabaseConfig.from(settings, dbUrl, "outbox-relay").withCustomPlans();
         Database database = Database.start(databaseConfig,
                 settings.bool("OUTBOX_DB_MIGRATE", true));
         List<AutoCloseable> started = new ArrayList<>();

@@ -194,7 +194,7 @@ class RelayNotifyIT {
         await().atMost(WAIT).until(() -> listener.connects() == 1);
 
         long killed = fx.db.count("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-                + " WHERE application_name = 'outbox-relay-listener'");
+                + " WHERE application_name = 'outbox-relay-listener' AND datname = current_database()");
         assertEquals(1, killed, "exactly the listener's connection was terminated");
         await().atMost(WAIT).until(() -> listener.connects() == 2);
 

@@ -91,7 +91,8 @@ final class BenchEnv {
     /** A MyBatis-backed database, as the relay and the API build theirs. */
     Database database(String applicationName, int poolSize) {
         Settings s = settings(Map.of("OUTBOX_DB_POOL_SIZE", Integer.toString(poolSize)));
-        return Database.start(DatabaseConfig.from(s, db.url(), applicationName), false);
+        // the relay's own settings (custom plans), so B measures what the relay's statements cost
+        return Database.start(DatabaseConfig.from(s, db.url(), applicationName).withCustomPlans(), false);
     }
 
     long count(String where) {

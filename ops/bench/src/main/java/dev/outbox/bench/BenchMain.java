@@ -22,6 +22,7 @@ import java.util.Set;
  * <pre>
  * ops/bench.sh [--quick] [--rows N] [--out DIR] [--only throughput,latency,growth,http]
  *              [--processes 1,2,4] [--relay OUTBOX_RELAY_X=value ...] [--relay-only]
+ *              [--loads 200,1000,3000]
  * </pre>
  *
  * <p>{@code --relay-only} runs just the relay drains (R) of the throughput part: for sweeping a
@@ -36,7 +37,7 @@ public final class BenchMain {
 
     /** What one invocation runs; {@code quick} is the CI smoke run: every scenario, tiny. */
     record Options(boolean quick, int rows, Path out, Set<String> only, List<Integer> processes,
-            Map<String, String> relay, boolean relayOnly) {
+            Map<String, String> relay, boolean relayOnly, int[] loads) {
         boolean runs(String part) {
             return only.isEmpty() || only.contains(part);
         }
@@ -114,12 +115,14 @@ public final class BenchMain {
         report.table("Throughput: rows per second, same payload and queue", List.of("run", "what", "configuration",
                 "rows", "seconds", "rows/s", "R/A", "R/B", "R/N", "CPU µs/row: database", "broker", "client",
                 "total"), rows);
-        double bound = 1 / (1 / a.perSecond() + 1 / b.perSecond());
+        int cores = Runtime.getRuntime().availableProcessors();
+        double cpuBound = cores * 1e6 / r.cpuTotal();
         report.text(String.format("CPU µs/row is CPU time per row moved, by part of the machine (client: the relay"
-                + " processes for R, the benchmark's own publisher or worker for A, B, N). With everything on %d"
-                + " cores, a relay that needs both the database's and the broker's work per row cannot beat"
-                + " 1 / (1/A + 1/B) = %s rows/s; the best R reaches %s of that.",
-                Runtime.getRuntime().availableProcessors(), Report.num(bound), Report.ratio(r.perSecond(), bound)));
+                + " processes for R, the benchmark's own publisher or worker for A, B, N). The best R needs %s µs"
+                + " of CPU per row (database + broker + relay) where A needs %s (broker + publisher): with"
+                + " everything on %d cores it cannot exceed %d x 1e6 / %s = %s rows/s, and it reaches %s of that.",
+                Report.num(r.cpuTotal()), Report.num(a.cpuTotal()), cores, cores, Report.num(r.cpuTotal()),
+                Report.num(cpuBound), Report.ratio(r.perSecond(), cpuBound)));
         report.text(String.format("Best relay R = %s rows/s: **R/A = %s** (target >= 0.85), **R/N = %s** (target >= 7),"
                 + " R/B = %s.", Report.num(r.perSecond()), Report.ratio(r.perSecond(), a.perSecond()),
                 Report.ratio(r.perSecond(), n.perSecond()), Report.ratio(r.perSecond(), b.perSecond())));
@@ -170,10 +173,13 @@ public final class BenchMain {
         List<Integer> processes = null;
         Map<String, String> relay = new LinkedHashMap<>();
         boolean relayOnly = false;
+        int[] loads = {200, 1_000, 3_000};
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> quick = true;
                 case "--relay-only" -> relayOnly = true;
+                case "--loads" -> loads = java.util.Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt)
+                        .toArray();
                 case "--rows" -> rows = Integer.parseInt(args[++i]);
                 case "--out" -> out = Path.of(args[++i]);
                 case "--only" -> only.addAll(List.of(args[++i].split(",")));
@@ -188,7 +194,7 @@ public final class BenchMain {
                 }
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
                         + "; usage: ops/bench.sh [--quick] [--rows N] [--out DIR] [--only throughput,latency,growth,http]"
-                        + " [--processes 1,2,4] [--relay OUTBOX_RELAY_X=value] [--relay-only]");
+                        + " [--processes 1,2,4] [--relay OUTBOX_RELAY_X=value] [--relay-only] [--loads 200,1000,3000]");
             }
         }
         for (String part : only) {
@@ -202,6 +208,6 @@ public final class BenchMain {
         }
         return new Options(quick, rows != null ? rows : quick ? 2_000 : 100_000, out, only,
                 processes != null ? processes : quick ? List.of(1, 2) : List.of(1, 2, 4), relay,
-                relayOnly);
+                relayOnly, loads);
     }
 }
