@@ -1,5 +1,6 @@
 package dev.outbox.bench;
 
+import dev.outbox.testkit.JavaProcess;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -158,7 +159,7 @@ final class HttpOverhead {
         apiEnv.put("OUTBOX_HTTP_HOST", "127.0.0.1");
         apiEnv.put("OUTBOX_HTTP_PORT", "0");
         apiEnv.put("OUTBOX_DB_POOL_SIZE", Integer.toString(CLIENTS));
-        try (BenchProcess api = BenchProcess.start("api-" + variant, BenchApiMain.class.getName(), apiEnv, variant)) {
+        try (JavaProcess api = BenchProcess.start("api-" + variant, BenchApiMain.class.getName(), apiEnv, variant)) {
             api.awaitOutput(READY, Duration.ofSeconds(60));
             Matcher m = READY.matcher(api.output());
             if (!m.find()) {
@@ -216,7 +217,7 @@ final class HttpOverhead {
             if (variant.equals("with-outbox") ? outbox != orderRows : outbox != 0) {
                 throw new IllegalStateException(variant + ": " + orderRows + " orders but " + outbox + " outbox rows");
             }
-            if (api.stop(Duration.ofSeconds(30)) != 0) {
+            if (api.terminate(Duration.ofSeconds(30)) != 0) {
                 throw new IllegalStateException("API did not exit cleanly:\n" + api.output());
             }
             Result r = new Result(variant, all.length, measure.toNanos() / 1e9, Percentiles.ofNanos(all));

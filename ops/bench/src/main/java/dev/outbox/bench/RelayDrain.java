@@ -1,6 +1,7 @@
 package dev.outbox.bench;
 
 import dev.outbox.persistence.outbox.NewOutboxMessage;
+import dev.outbox.testkit.JavaProcess;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,7 +30,7 @@ final class RelayDrain {
     static Result run(BenchEnv env, List<NewOutboxMessage> events, int processes, Map<String, String> relaySettings)
             throws Exception {
         env.clean();
-        List<BenchProcess> relays = new ArrayList<>();
+        List<JavaProcess> relays = new ArrayList<>();
         try {
             for (int i = 0; i < processes; i++) {
                 Map<String, String> processEnv = new LinkedHashMap<>(env.processEnv());
@@ -37,7 +38,7 @@ final class RelayDrain {
                 processEnv.put("OUTBOX_RELAY_ID", "bench-relay-" + i);
                 relays.add(BenchProcess.start("relay-" + i, "dev.outbox.relay.RelayMain", processEnv));
             }
-            for (BenchProcess r : relays) {
+            for (JavaProcess r : relays) {
                 r.awaitOutput(Pattern.compile("relay bench-relay-\\d+ running"), Duration.ofSeconds(60));
             }
             // A relay runs for weeks; its first seconds are spent compiling its hot paths (the JIT
@@ -54,8 +55,8 @@ final class RelayDrain {
             var cpuPerRow = CpuMeter.perRow(cpu, CpuMeter.take(pids), events.size());
             Instant last = ((Timestamp) env.db.scalar("SELECT max(published_at) FROM message_outbox")).toInstant();
             double peak = relays.stream().mapToDouble(BenchProcess::peakRssMiB).max().orElse(-1);
-            for (BenchProcess r : relays) {
-                int code = r.stop(Duration.ofSeconds(30));
+            for (JavaProcess r : relays) {
+                int code = r.terminate(Duration.ofSeconds(30));
                 if (code != 0) {
                     throw new IllegalStateException("relay exited " + code + ":\n" + r.output());
                 }
@@ -70,7 +71,7 @@ final class RelayDrain {
             return new Result(new Throughput("R" + processes, "relay-worker, " + processes + " process(es)", config,
                     events.size(), seconds, cpuPerRow), peak, maxRss);
         } finally {
-            relays.forEach(BenchProcess::close);
+            relays.forEach(JavaProcess::close);
         }
     }
 
@@ -80,7 +81,7 @@ final class RelayDrain {
      *
      * @return the largest resident set size of any relay seen meanwhile, MiB
      */
-    private static double awaitDrained(BenchEnv env, int rows, List<BenchProcess> relays) throws InterruptedException {
+    private static double awaitDrained(BenchEnv env, int rows, List<JavaProcess> relays) throws InterruptedException {
         double maxRss = 0;
         long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
         while (Boolean.TRUE.equals(env.db.scalar("SELECT EXISTS (SELECT 1 FROM message_outbox"
@@ -89,8 +90,8 @@ final class RelayDrain {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("relays did not drain " + rows + " rows in 10 minutes");
             }
-            for (BenchProcess r : relays) {
-                maxRss = Math.max(maxRss, r.rssMiB());
+            for (JavaProcess r : relays) {
+                maxRss = Math.max(maxRss, BenchProcess.rssMiB(r));
             }
             Thread.sleep(100);
         }
