@@ -1,8 +1,9 @@
 package dev.outbox.bench;
 
 import com.rabbitmq.client.AMQP;
-import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import dev.outbox.messaging.publish.ConfirmPublisher;
+import dev.outbox.messaging.publish.OutboundMessage;
 import java.nio.charset.StandardCharsets;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -11,7 +12,8 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * N: the relay of seed 000 as written there. One transaction per tick: select 100 pending rows
+ * N: the relay of seed 000 as written there (publishing through the project's
+ * {@link ConfirmPublisher} with a window of one, so it waits for each confirm). One transaction per tick: select 100 pending rows
  * {@code FOR UPDATE SKIP LOCKED}, and for each row publish it, wait for its confirm, update it;
  * commit. Runs until the backlog is gone or {@code budget} has passed, and reports the rows it
  * finished in that time.
@@ -37,8 +39,9 @@ final class NaiveRelay {
                         + " ORDER BY next_attempt_at, created_at LIMIT 100 FOR UPDATE SKIP LOCKED");
                 PreparedStatement mark = db.prepareStatement(
                         "UPDATE message_outbox SET status = 'PUBLISHED', published_at = now() WHERE id = ?")) {
-            Channel ch = amqp.createChannel();
-            ch.confirmSelect();
+            // window 1: the seed's relay waits for each confirm before it sends the next message
+            Outcomes outcomes = new Outcomes();
+            ConfirmPublisher<String> ch = ConfirmPublisher.open(amqp, 1, outcomes);
             while (System.nanoTime() < deadline) {
                 int tick = 0;
                 try (ResultSet rs = select.executeQuery()) {
@@ -49,9 +52,15 @@ final class NaiveRelay {
                                 .headers(Map.of("aggregate_id", rs.getString(6), "aggregate_version",
                                         rs.getObject(7) == null ? "" : rs.getObject(7).toString()))
                                 .build();
-                        ch.basicPublish(rs.getString(2), rs.getString(3), true, props,
-                                rs.getString(4).getBytes(StandardCharsets.UTF_8));
-                        ch.waitForConfirmsOrDie(10_000);
+                        if (!ch.acquireSlot(Duration.ofSeconds(10))) {
+                            throw new IllegalStateException("no confirm within 10 s");
+                        }
+                        ch.publish(new OutboundMessage(rs.getString(2), rs.getString(3), props,
+                                rs.getString(4).getBytes(StandardCharsets.UTF_8)), id.toString());
+                        if (!ch.awaitSettled(Duration.ofSeconds(10))) {
+                            throw new IllegalStateException("no confirm within 10 s for " + id);
+                        }
+                        outcomes.requireAllConfirmed(done + tick + 1);
                         mark.setObject(1, id);
                         mark.executeUpdate();
                         tick++;
