@@ -8,13 +8,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jar=ops/bench/target/outbox-bench.jar
-stale=""
-if [ -f "$jar" ]; then
-  stale=$(find . -path '*/target' -prune -o \( -name '*.java' -o -name 'pom.xml' -o -name '*.sql' -o -name '*.xml' \) \
-          -newer "$jar" -print -quit)
-fi
-if [ ! -f "$jar" ] || [ -n "$stale" ]; then
-  echo "building (mvn -q -DskipTests package)..." >&2
-  mvn -q -B -DskipTests package -pl ops/bench -am
-fi
+ops/build-if-stale.sh ops/bench "$jar"
 exec java ${BENCH_JAVA_OPTS:--Xmx2g} -cp "$jar:ops/bench/target/lib/*" dev.outbox.bench.BenchMain "$@"

@@ -5,13 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jar=ops/launcher/target/outbox-launcher.jar
-stale=""
-if [ -f "$jar" ]; then
-  stale=$(find . -path '*/target' -prune -o \( -name '*.java' -o -name 'pom.xml' -o -name '*.sql' -o -name '*.xml' \) \
-          -newer "$jar" -print -quit)
-fi
-if [ ! -f "$jar" ] || [ -n "$stale" ]; then
-  echo "building (mvn -q -DskipTests package)..." >&2
-  mvn -q -B -DskipTests package -pl ops/launcher -am
-fi
+ops/build-if-stale.sh ops/launcher "$jar"
 exec java ${JAVA_OPTS:-} -jar "$jar" "$@"

@@ -57,10 +57,9 @@ final class CpuMeter {
     static Map<String, Double> perRow(Snapshot before, Snapshot after, long rows) {
         Map<String, Double> out = new HashMap<>();
         for (String part : new String[] {"database", "broker", "relay", "bench"}) {
+            // a part absent before (the relays' processes) had used no CPU yet; absent after: not measured
             Double a = after.seconds().get(part);
-            Double b = before.seconds().get(part);
-            out.put(part, a == null || b == null ? (a == null ? Double.NaN : a * 1e6 / rows)
-                    : (a - b) * 1e6 / rows);
+            out.put(part, a == null ? Double.NaN : (a - before.seconds().getOrDefault(part, 0.0)) * 1e6 / rows);
         }
         return out;
     }

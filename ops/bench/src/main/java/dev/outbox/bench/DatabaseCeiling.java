@@ -4,7 +4,6 @@ import com.google.inject.Guice;
 import dev.outbox.persistence.Database;
 import dev.outbox.persistence.outbox.OutboxRecord;
 import dev.outbox.persistence.outbox.OutboxStore;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -26,45 +25,31 @@ final class DatabaseCeiling {
         env.analyze();
         long total = events.size();
         AtomicLong marked = new AtomicLong();
-        List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
         try (Database database = env.database("bench-db-ceiling", workers + 1)) {
             OutboxStore store = Guice.createInjector(database.module()).getInstance(OutboxStore.class);
-            List<Thread> threads = new ArrayList<>();
-            for (int w = 0; w < workers; w++) {
-                String relayId = "bench-b-" + w;
-                threads.add(new Thread(() -> {
-                    try {
-                        while (marked.get() < total) {
-                            List<OutboxRecord> rows = store.claim(relayId, batch, Set.of());
-                            if (rows.isEmpty()) {
-                                // the rest is held back behind another worker's in-flight version 1
-                                LockSupport.parkNanos(200_000);
-                                continue;
-                            }
-                            int done = store.markPublished(relayId, rows.stream().map(OutboxRecord::lease).toList())
-                                    .size();
-                            if (done != rows.size()) {
-                                throw new IllegalStateException("marked " + done + " of " + rows.size() + " leased rows");
-                            }
-                            marked.addAndGet(done);
-                        }
-                    } catch (Throwable t) {
-                        errors.add(t);
-                        marked.set(Long.MAX_VALUE);
-                    }
-                }, "bench-b-" + w));
-            }
             CpuMeter.Snapshot cpu = CpuMeter.take(java.util.Set.of());
-            long start = System.nanoTime();
-            threads.forEach(Thread::start);
-            for (Thread t : threads) {
-                t.join();
-            }
-            double seconds = (System.nanoTime() - start) / 1e9;
+            double seconds = Parallel.run("bench-b", workers, w -> {
+                String relayId = "bench-b-" + w;
+                try {
+                    while (marked.get() < total) {
+                        List<OutboxRecord> rows = store.claim(relayId, batch, Set.of());
+                        if (rows.isEmpty()) {
+                            // the rest is held back behind another worker's in-flight version 1
+                            LockSupport.parkNanos(200_000);
+                            continue;
+                        }
+                        int done = store.markPublished(relayId, rows.stream().map(OutboxRecord::lease).toList()).size();
+                        if (done != rows.size()) {
+                            throw new IllegalStateException("marked " + done + " of " + rows.size() + " leased rows");
+                        }
+                        marked.addAndGet(done);
+                    }
+                } catch (RuntimeException e) {
+                    marked.set(Long.MAX_VALUE); // stop the other workers too
+                    throw e;
+                }
+            });
             var cpuPerRow = CpuMeter.perRow(cpu, CpuMeter.take(java.util.Set.of()), total);
-            if (!errors.isEmpty()) {
-                throw new IllegalStateException("database ceiling run failed", errors.get(0));
-            }
             long published = env.count("status = 'PUBLISHED'");
             if (published != total) {
                 throw new IllegalStateException(published + " of " + total + " rows published");

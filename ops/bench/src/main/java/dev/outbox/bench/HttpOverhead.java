@@ -109,35 +109,19 @@ final class HttpOverhead {
             long end = System.nanoTime() + measure.toNanos();
             long[][] latencies = new long[writers][events.size()];
             int[] counts = new int[writers];
-            List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
-            List<Thread> threads = new ArrayList<>();
-            for (int w = 0; w < writers; w++) {
-                int me = w;
-                threads.add(new Thread(() -> {
-                    try (java.sql.Connection c = env.connect();
-                            java.sql.PreparedStatement insert = c.prepareStatement(LatencyRun.INSERT)) {
-                        for (int k = next.getAndIncrement(); k < events.size() && System.nanoTime() < end;
-                                k = next.getAndIncrement()) {
-                            long t0 = System.nanoTime();
-                            LatencyRun.bind(insert, events.get(k));
-                            insert.executeUpdate();
-                            c.commit();
-                            latencies[me][counts[me]++] = System.nanoTime() - t0;
-                        }
-                    } catch (Throwable t) {
-                        errors.add(t);
+            double seconds = Parallel.run("bench-writer", writers, me -> {
+                try (java.sql.Connection c = env.connect();
+                        java.sql.PreparedStatement insert = c.prepareStatement(LatencyRun.INSERT)) {
+                    for (int k = next.getAndIncrement(); k < events.size() && System.nanoTime() < end;
+                            k = next.getAndIncrement()) {
+                        long t0 = System.nanoTime();
+                        LatencyRun.bind(insert, events.get(k));
+                        insert.executeUpdate();
+                        c.commit();
+                        latencies[me][counts[me]++] = System.nanoTime() - t0;
                     }
-                }, "bench-writer-" + w));
-            }
-            long start = System.nanoTime();
-            threads.forEach(Thread::start);
-            for (Thread t : threads) {
-                t.join();
-            }
-            double seconds = (System.nanoTime() - start) / 1e9;
-            if (!errors.isEmpty()) {
-                throw new IllegalStateException("writer failed", errors.get(0));
-            }
+                }
+            });
             long[] all = java.util.stream.IntStream.range(0, writers)
                     .mapToObj(w -> java.util.Arrays.copyOf(latencies[w], counts[w]))
                     .flatMapToLong(java.util.Arrays::stream).toArray();
@@ -173,42 +157,25 @@ final class HttpOverhead {
             long end = measureFrom + measure.toNanos();
             long[][] latencies = new long[CLIENTS][];
             int[] counts = new int[CLIENTS];
-            List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
-            List<Thread> clients = new ArrayList<>();
-            for (int c = 0; c < CLIENTS; c++) {
-                int me = c;
-                latencies[c] = new long[1 << 16];
-                clients.add(new Thread(() -> {
-                    try {
-                        HttpRequest request = HttpRequest.newBuilder(orders).timeout(Duration.ofSeconds(30))
-                                .header("Content-Type", "application/json")
-                                .POST(HttpRequest.BodyPublishers.ofString(BODY)).build();
-                        for (long now = System.nanoTime(); now < end; now = System.nanoTime()) {
-                            HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
-                            long done = System.nanoTime();
-                            if (response.statusCode() != 201) {
-                                throw new IllegalStateException("POST /orders answered " + response.statusCode() + ": "
-                                        + response.body());
-                            }
-                            if (now >= measureFrom && done <= end) {
-                                if (counts[me] == latencies[me].length) {
-                                    latencies[me] = java.util.Arrays.copyOf(latencies[me], counts[me] * 2);
-                                }
-                                latencies[me][counts[me]++] = done - now;
-                            }
-                        }
-                    } catch (Throwable t) {
-                        errors.add(t);
+            HttpRequest request = HttpRequest.newBuilder(orders).timeout(Duration.ofSeconds(30))
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(BODY)).build();
+            Parallel.run("bench-http", CLIENTS, me -> {
+                latencies[me] = new long[1 << 16];
+                for (long now = System.nanoTime(); now < end; now = System.nanoTime()) {
+                    HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
+                    long done = System.nanoTime();
+                    if (response.statusCode() != 201) {
+                        throw new IllegalStateException("POST /orders answered " + response.statusCode() + ": "
+                                + response.body());
                     }
-                }, "bench-http-" + c));
-            }
-            clients.forEach(Thread::start);
-            for (Thread t : clients) {
-                t.join();
-            }
-            if (!errors.isEmpty()) {
-                throw new IllegalStateException(variant + " run failed", errors.get(0));
-            }
+                    if (now >= measureFrom && done <= end) {
+                        if (counts[me] == latencies[me].length) {
+                            latencies[me] = java.util.Arrays.copyOf(latencies[me], counts[me] * 2);
+                        }
+                        latencies[me][counts[me]++] = done - now;
+                    }
+                }
+            });
             long[] all = java.util.stream.IntStream.range(0, CLIENTS)
                     .mapToObj(c -> java.util.Arrays.copyOf(latencies[c], counts[c]))
                     .flatMapToLong(java.util.Arrays::stream).toArray();

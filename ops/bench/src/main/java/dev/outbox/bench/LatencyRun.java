@@ -96,10 +96,6 @@ final class LatencyRun {
         int total = (int) (rate * (warmup.toMillis() + measure.toMillis()) / 1000);
         List<NewOutboxMessage> events = Backlog.placed(total);
         long[] committedAt = new long[total];
-        Map<UUID, Integer> index = new HashMap<>(total * 2);
-        for (int k = 0; k < total; k++) {
-            index.put(events.get(k).id(), k);
-        }
         Map<UUID, Long> confirmedAt = new ConcurrentHashMap<>(total * 2);
         Map<UUID, Long> consumedAt = new ConcurrentHashMap<>(total * 2);
         Map<UUID, Long> brokerTook = new ConcurrentHashMap<>(total * 2);
@@ -121,34 +117,20 @@ final class LatencyRun {
             long start = System.nanoTime() + 200_000_000L;
             long interval = 1_000_000_000L / rate;
             AtomicInteger next = new AtomicInteger();
-            List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
-            List<Thread> producers = new ArrayList<>();
-            for (int p = 0; p < PRODUCERS; p++) {
-                producers.add(new Thread(() -> {
-                    try (java.sql.Connection c = env.connect(); PreparedStatement insert = c.prepareStatement(INSERT)) {
-                        for (int k = next.getAndIncrement(); k < total; k = next.getAndIncrement()) {
-                            long due = start + k * interval;
-                            long wait = due - System.nanoTime();
-                            if (wait > 0) {
-                                LockSupport.parkNanos(wait);
-                            }
-                            bind(insert, events.get(k));
-                            insert.executeUpdate();
-                            c.commit();
-                            committedAt[k] = System.nanoTime();
+            Parallel.run("bench-producer", PRODUCERS, p -> {
+                try (java.sql.Connection c = env.connect(); PreparedStatement insert = c.prepareStatement(INSERT)) {
+                    for (int k = next.getAndIncrement(); k < total; k = next.getAndIncrement()) {
+                        long wait = start + k * interval - System.nanoTime();
+                        if (wait > 0) {
+                            LockSupport.parkNanos(wait);
                         }
-                    } catch (Throwable t) {
-                        errors.add(t);
+                        bind(insert, events.get(k));
+                        insert.executeUpdate();
+                        c.commit();
+                        committedAt[k] = System.nanoTime();
                     }
-                }, "bench-producer-" + p));
-            }
-            producers.forEach(Thread::start);
-            for (Thread t : producers) {
-                t.join();
-            }
-            if (!errors.isEmpty()) {
-                throw new IllegalStateException("producer failed", errors.get(0));
-            }
+                }
+            });
             long measureFrom = start + warmup.toNanos();
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while ((consumedAt.size() < total || confirmedAt.size() < total) && System.nanoTime() < deadline) {
