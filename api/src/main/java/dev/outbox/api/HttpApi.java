@@ -10,17 +10,25 @@ import dev.outbox.api.ops.OpsResource;
 import dev.outbox.api.orders.OrderResource;
 import java.io.IOException;
 import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
 import org.glassfish.grizzly.http.server.HttpServer;
 import org.glassfish.jersey.CommonProperties;
 import org.glassfish.jersey.grizzly2.httpserver.GrizzlyHttpServerFactory;
+import org.glassfish.jersey.inject.hk2.AbstractBinder;
 import org.glassfish.jersey.jackson.JacksonFeature;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.glassfish.jersey.server.ServerProperties;
 
 /**
- * Jersey on Grizzly, with resources built by Guice (constructor injection, final fields) and
- * registered as instances. Auto-discovery is off, so nothing joins the application unasked;
- * Jackson comes without its own exception mappers, which would echo parser text to clients.
+ * Jersey on Grizzly, with resources built by Guice (constructor injection, final fields).
+ * Auto-discovery is off, so nothing joins the application unasked; Jackson comes without its own
+ * exception mappers, which would echo parser text to clients.
+ *
+ * <p>Resources are registered by class and their Guice-built instances handed to Jersey by a
+ * binder. Registering the instances themselves works too, but Jersey 4 then checks each one as
+ * if it were a provider and logs "will be ignored" at WARN on every start, which an operator
+ * rightly reads as a fault.
  */
 public final class HttpApi {
     private HttpApi() {
@@ -40,15 +48,44 @@ public final class HttpApi {
         rc.register(RequestMetadataFilter.class);
         rc.register(dev.outbox.api.idempotency.IdempotencyFilter.class);
         rc.register(new OpsAuthFilter(ops));
-        rc.register(injector.getInstance(OrderResource.class));
-        rc.register(injector.getInstance(OpsResource.class));
-        for (Object r : extraResources) {
-            rc.register(r);
+        List<Object> resources = new ArrayList<>();
+        resources.add(injector.getInstance(OrderResource.class));
+        resources.add(injector.getInstance(OpsResource.class));
+        resources.addAll(List.of(extraResources));
+        for (Object resource : resources) {
+            rc.register(resource.getClass());
         }
-        for (Object r : extraResources) {
-            rc.register(r);
-        }
+        rc.register(new BuiltResources(resources));
         return rc;
+    }
+
+    /**
+     * Hands Jersey the resource instances built outside it. Jersey also binds every registered
+     * resource class itself, as something it would construct; the higher rank makes the lookup
+     * return the built instance whichever binding came first, so HK2 never constructs (or
+     * field-injects) a resource.
+     */
+    private static final class BuiltResources extends AbstractBinder {
+        private static final int ABOVE_JERSEY_OWN_BINDING = 100;
+
+        private final List<Object> resources;
+
+        BuiltResources(List<Object> resources) {
+            this.resources = List.copyOf(resources);
+        }
+
+        @Override
+        protected void configure() {
+            for (Object resource : resources) {
+                bindInstance(resource);
+            }
+        }
+
+        private <T> void bindInstance(T resource) {
+            @SuppressWarnings("unchecked")
+            Class<T> type = (Class<T>) resource.getClass();
+            bind(resource).to(type).ranked(ABOVE_JERSEY_OWN_BINDING);
+        }
     }
 
     /** Starts listening; the caller stops the server. */
