@@ -54,9 +54,10 @@ public final class OrderResource {
 
     @GET
     @Path("/{id}")
-    public OrderResponse get(@PathParam("id") String id) {
+    public OrderResponse get(@PathParam("id") String id, @Context ContainerRequestContext request) {
         UUID orderId = parseId(id);
-        return orders.find(orderId).map(OrderResponse::of).orElseThrow(() -> notFound(orderId));
+        return orders.find(orderId, RequestMetadata.of(request).tenantId()).map(OrderResponse::of)
+                .orElseThrow(() -> notFound(orderId));
     }
 
     @POST
@@ -73,7 +74,10 @@ public final class OrderResource {
         return transition(id, request, (orderId, context) -> orders.cancel(orderId, body, context));
     }
 
-    /** A state change of one order: idempotent per Idempotency-Key, 404 when the order is unknown. */
+    /**
+     * A state change of one order: idempotent per Idempotency-Key (keys live per tenant), 404 when
+     * the order is unknown or another tenant's; a refused request stores no key.
+     */
     private Response transition(String id, ContainerRequestContext request, Transition change) throws Exception {
         UUID orderId = parseId(id);
         MessageContext context = RequestMetadata.of(request).messageContext();

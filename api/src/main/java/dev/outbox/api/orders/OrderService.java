@@ -28,6 +28,11 @@ import org.mybatis.guice.transactional.Transactional;
  * The order use cases. Each write is one {@code @Transactional} method that changes the order
  * and inserts one outbox row per emitted event, explicitly, in the same transaction: both
  * commit, or neither does (seed 001 section 6). Nothing here talks to the broker.
+ *
+ * <p>An order belongs to the tenant it was placed with ({@link MessageContext#tenantId()}, null
+ * when the request named none, which is a tenant of its own). A request from any other tenant
+ * finds no order: {@link OrderNotFoundException}, as for an id nobody used, so it learns nothing
+ * and changes nothing. Events carry the order's tenant, never the asking request's.
  */
 @Singleton
 public class OrderService {
@@ -79,7 +84,8 @@ public class OrderService {
         if (request == null || request.amount() == null) {
             throw InvalidInputException.of("amount", "is required");
         }
-        Order order = orders.findForUpdate(orderId).orElseThrow(() -> new OrderNotFoundException(orderId));
+        Order order = orders.findForUpdate(orderId, context.tenantId())
+                .orElseThrow(() -> new OrderNotFoundException(orderId));
         Money amount;
         try {
             amount = Money.parse(request.amount(), order.currency());
@@ -95,25 +101,31 @@ public class OrderService {
 
     @Transactional
     public Order cancel(UUID orderId, CancelRequest request, MessageContext context) {
-        Order order = orders.findForUpdate(orderId).orElseThrow(() -> new OrderNotFoundException(orderId));
+        Order order = orders.findForUpdate(orderId, context.tenantId())
+                .orElseThrow(() -> new OrderNotFoundException(orderId));
         Order.Transition cancelled = order.cancel(request == null ? null : request.reason(), now());
         orders.update(cancelled.order(), order.version());
         record(cancelled, context);
         return cancelled.order();
     }
 
+    /** The order as {@code tenantId} may see it: empty for an unknown order and for another tenant's. */
     @Transactional
-    public Optional<Order> find(UUID orderId) {
-        return orders.find(orderId);
+    public Optional<Order> find(UUID orderId, String tenantId) {
+        return orders.find(orderId, tenantId);
     }
 
-    /** One outbox row per event; a later event of the same transition is caused by the one before. */
+    /**
+     * One outbox row per event, stamped with the order's tenant; a later event of the same
+     * transition is caused by the one before.
+     */
     private void record(Order.Transition transition, MessageContext context) {
-        MessageContext ctx = context;
+        MessageContext own = context.withTenantId(transition.order().tenantId());
+        MessageContext ctx = own;
         for (DomainEvent event : transition.events()) {
             NewOutboxMessage message = OutboxMessages.from(event, ctx, clock.millis());
             outbox.insert(message);
-            ctx = context.withCausationId(message.id().toString());
+            ctx = own.withCausationId(message.id().toString());
         }
     }
 

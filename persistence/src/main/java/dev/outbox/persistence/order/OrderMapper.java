@@ -10,10 +10,14 @@ public interface OrderMapper {
 
     int insertLines(@Param("lines") List<OrderLineRow> lines);
 
-    OrderRow findById(@Param("id") UUID id);
+    /** The order if it belongs to {@code tenantId}; null matches only an order placed without a tenant. */
+    OrderRow findById(@Param("id") UUID id, @Param("tenantId") String tenantId);
 
-    /** Reads the row and locks it until the transaction ends, serialising commands on one order. */
-    OrderRow findByIdForUpdate(@Param("id") UUID id);
+    /**
+     * Like {@link #findById}, and locks the row until the transaction ends, serialising commands
+     * on one order. Another tenant's order is neither returned nor locked.
+     */
+    OrderRow findByIdForUpdate(@Param("id") UUID id, @Param("tenantId") String tenantId);
 
     List<OrderLineRow> findLines(@Param("orderId") UUID orderId);
 

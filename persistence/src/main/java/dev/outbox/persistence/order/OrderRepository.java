@@ -36,13 +36,18 @@ public class OrderRepository {
         mapper.insertLines(lines);
     }
 
-    public Optional<Order> find(UUID id) {
-        return Optional.ofNullable(mapper.findById(id)).map(this::load);
+    /**
+     * The order, if it belongs to {@code tenantId}. An order is only ever seen by its own tenant:
+     * a null tenant is a tenant of its own, matching only orders placed without one, so another
+     * tenant's order looks exactly like one that does not exist.
+     */
+    public Optional<Order> find(UUID id, String tenantId) {
+        return Optional.ofNullable(mapper.findById(id, tenantId)).map(this::load);
     }
 
-    /** Loads the order and locks its row for the rest of the transaction. */
-    public Optional<Order> findForUpdate(UUID id) {
-        return Optional.ofNullable(mapper.findByIdForUpdate(id)).map(this::load);
+    /** Like {@link #find}, and locks the order's row for the rest of the transaction. */
+    public Optional<Order> findForUpdate(UUID id, String tenantId) {
+        return Optional.ofNullable(mapper.findByIdForUpdate(id, tenantId)).map(this::load);
     }
 
     /**

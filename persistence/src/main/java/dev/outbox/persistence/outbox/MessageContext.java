@@ -18,6 +18,10 @@ public record MessageContext(String correlationId, String causationId, String tr
         return new MessageContext(correlationId, causation, traceparent, tenantId);
     }
 
+    public MessageContext withTenantId(String tenant) {
+        return new MessageContext(correlationId, causationId, traceparent, tenant);
+    }
+
     /** True for a syntactically valid W3C {@code traceparent} (version-traceid-parentid-flags). */
     public static boolean isValidTraceparent(String value) {
         return value != null && TRACEPARENT.matcher(value).matches()
