@@ -19,8 +19,8 @@ public final class OutboxMessages {
     }
 
     /**
-     * @throws IllegalStateException when the domain produced a payload that breaks its own
-     *     contract: a bug, and the business transaction must not commit
+     * @throws MessageContractViolationException when the domain produced a payload that breaks
+     *     its own contract: a bug, and the business transaction must not commit
      */
     public static NewOutboxMessage from(DomainEvent event, MessageContext context, long nowEpochMillis) {
         String payload = Json.write(event.payload());
@@ -32,8 +32,8 @@ public final class OutboxMessages {
             throw new IllegalStateException("payload of " + event.type().messageType() + " is not JSON", e);
         }
         if (!violations.isEmpty()) {
-            throw new IllegalStateException(event.type().messageType() + " payload breaks its contract: "
-                    + violations);
+            throw new MessageContractViolationException(event.type().messageType(), event.type().messageVersion(),
+                    violations);
         }
         Map<String, Object> headers = new LinkedHashMap<>();
         if (MessageContext.isValidTraceparent(context.traceparent())) {

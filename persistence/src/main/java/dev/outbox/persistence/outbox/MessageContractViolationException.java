@@ -1,0 +1,35 @@
+package dev.outbox.persistence.outbox;
+
+import java.util.List;
+
+/**
+ * The domain produced an event whose payload breaks its own message contract. A bug, not bad
+ * input: it is thrown before the outbox row is inserted, so the business transaction it belongs
+ * to rolls back whole and the bad snapshot never commits.
+ */
+public final class MessageContractViolationException extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    private final String messageType;
+    private final int messageVersion;
+    private final List<String> violations;
+
+    public MessageContractViolationException(String messageType, int messageVersion, List<String> violations) {
+        super(messageType + " v" + messageVersion + " payload breaks its contract: " + violations);
+        this.messageType = messageType;
+        this.messageVersion = messageVersion;
+        this.violations = List.copyOf(violations);
+    }
+
+    public String messageType() {
+        return messageType;
+    }
+
+    public int messageVersion() {
+        return messageVersion;
+    }
+
+    public List<String> violations() {
+        return violations;
+    }
+}
