@@ -242,18 +242,28 @@ class RelayFailureIT {
     void staleLockALateMarkFromARelayThatLostItsLeaseIsRefused() throws Exception {
         // rows without a version, so that ordering does not hold any of them back behind A's marks
         List<UUID> ids = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            ids.add(fx.insertRaw("test.fenced", "test.fenced", Topology.ORDERS_EXCHANGE, "{\"n\":" + i + "}"));
-        }
         try (RecordingQueue q = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "#")) {
-            // relay A publishes and gets every confirm, but its marks are held past its lease
+            // relay A reaches both the broker and the database through proxies the test can freeze
             TcpProxy aToBroker = brokerProxy();
-            RelayApp a = relay("OUTBOX_RELAY_ID", "relay-a", "OUTBOX_RELAY_FAULT_MARK_DELAY", "5s",
+            TcpProxy aToDatabase = closeLater(TcpProxy.start(fx.db.host(), fx.db.port()));
+            RelayApp a = relay("OUTBOX_RELAY_ID", "relay-a",
                     "OUTBOX_AMQP_URI", fx.broker.uriVia(aToBroker.host(), aToBroker.port()),
-                    "OUTBOX_RELAY_LEASE", "2s", "OUTBOX_RELAY_CONFIRM_TIMEOUT", "500ms",
+                    "OUTBOX_DB_URL", fx.db.urlVia(aToDatabase.host(), aToDatabase.port()),
+                    "OUTBOX_RELAY_LEASE", "10s", "OUTBOX_RELAY_CONFIRM_TIMEOUT", "3s",
                     "OUTBOX_RELAY_STALE_CHECK_INTERVAL", "1h");
+            await().atMost(WAIT).until(() -> fx.db.count("SELECT count(*) FROM outbox_relay_waiters"
+                    + " WHERE relay_id = 'relay-a'") == 1);
+            aToBroker.stall(); // A's publishes wait on the wire until its database is frozen
+            for (int i = 0; i < 10; i++) {
+                ids.add(fx.insertRaw("test.fenced", "test.fenced", Topology.ORDERS_EXCHANGE, "{\"n\":" + i + "}"));
+            }
+            await().atMost(WAIT).until(() -> count("status = 'IN_PROGRESS' AND locked_by = 'relay-a'") == ids.size());
+            aToDatabase.stall();
+            aToBroker.resume();
+            // A gets every confirm; its marks are stuck on the way to PostgreSQL
             await().atMost(WAIT).until(() -> a.relay().stats().published() == ids.size());
             aToBroker.cut(); // and then it loses the broker, so it claims nothing more
+            assertEquals(ids.size(), count("status = 'IN_PROGRESS' AND locked_by = 'relay-a'"));
             // relay B recovers the expired leases, publishes again and records PUBLISHED first
             RelayApp b = relay("OUTBOX_RELAY_ID", "relay-b", "OUTBOX_RELAY_LEASE", "2s",
                     "OUTBOX_RELAY_CONFIRM_TIMEOUT", "500ms", "OUTBOX_RELAY_STALE_CHECK_INTERVAL", "100ms");
@@ -262,7 +272,8 @@ class RelayFailureIT {
             assertEquals(ids.size(), b.relay().stats().published());
             assertEquals(ids.size(), count("last_error_code = 'STALE_LOCK' AND attempt_count = 2"));
             // A's marks arrive late and change nothing: every one is refused by the fence and counted
-            await().atMost(WAIT).until(() -> a.relay().stats().lostLeases() == ids.size());
+            aToDatabase.restore();
+            await().atMost(Duration.ofSeconds(60)).until(() -> a.relay().stats().lostLeases() == ids.size());
             assertEquals(ids.size(), count("status = 'PUBLISHED'"));
             List<TestBroker.Received> got = q.await(2 * ids.size(), WAIT);
             assertEquals(2 * ids.size(), got.size(), "each was sent twice");
