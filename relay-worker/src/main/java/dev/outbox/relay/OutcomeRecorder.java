@@ -188,16 +188,16 @@ final class OutcomeRecorder implements Runnable {
     }
 
     /**
-     * Writes {@code part}, one statement per kind of outcome. Each statement commits on its own,
+     * Writes {@code slice}, one statement per kind of outcome. Each statement commits on its own,
      * so whatever committed leaves {@link #batch} at once: if a later statement fails, only what
      * did not commit is written again (a second write of a committed outcome would be fenced out
      * and miscounted as a lost lease).
      */
-    private void write(List<Outcome> part) {
+    private void write(List<Outcome> slice) {
         List<Outcome> published = new ArrayList<>();
         List<Outcome> failed = new ArrayList<>();
         Map<ErrorCode, List<Outcome>> released = new LinkedHashMap<>();
-        for (Outcome o : part) {
+        for (Outcome o : slice) {
             if (o instanceof Published) {
                 published.add(o);
             } else if (o instanceof Failed) {
