@@ -49,8 +49,7 @@ public final class OutboxRelay {
         this.session = session;
         this.stats = stats;
         this.backoff = new BackoffPolicy(config.backoff());
-        this.recorder = new OutcomeRecorder(config.relayId(), store, stats, config.markBatchSize(),
-                config.faultMarkDelay(), wakeup::signal);
+        this.recorder = new OutcomeRecorder(config.relayId(), store, stats, config.markBatchSize(), wakeup::signal);
         this.waits = new WaitAnnouncer(config.relayId(), store);
         for (int i = 0; i < config.publishers(); i++) {
             lanes.add(new PublishLane(i, config, store, session, recorder, backoff, stats, wakeup, waits));

@@ -9,7 +9,9 @@ import dev.outbox.persistence.outbox.OutboxRecord;
 import dev.outbox.persistence.outbox.OutboxStore;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -27,10 +29,14 @@ import org.slf4j.MDC;
  * of marks per statement and an idle one writes each mark at once. Every write is fenced; an
  * outcome whose lease was lost is logged and counted, never forced. When the database is down,
  * outcomes are kept and written when it returns (a lease lost meanwhile is fenced out, and the
- * row is published again: a duplicate, which consumers absorb).
+ * row is published again: a duplicate, which consumers absorb). A permanent error does not block
+ * the outcomes behind it: the rows the database refuses are isolated, counted and left to
+ * stale-lease recovery (see {@link #isolate}).
  */
 final class OutcomeRecorder implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(OutcomeRecorder.class);
+    /** How often one outcome is tried alone before it is given up. */
+    static final int SOLO_ATTEMPTS = 3;
 
     /** What happened to one leased row. */
     sealed interface Outcome permits Published, Failed, Released {
@@ -51,35 +57,28 @@ final class OutcomeRecorder implements Runnable {
     private final OutboxStore store;
     private final RelayStats stats;
     private final int maxBatch;
-    private final Duration faultDelay;
     private final Runnable afterPublished;
     private final LinkedBlockingQueue<Outcome> queue = new LinkedBlockingQueue<>();
     private final ExponentialBackoff dbBackoff = new ExponentialBackoff(Duration.ofMillis(200), Duration.ofSeconds(5));
+    /** Outcomes taken from the queue and not yet written; only the recorder's thread touches it. */
+    private final List<Outcome> batch;
+    /** How many outcomes of {@link #batch} one write takes: all of them, except while isolating a refused row. */
+    private int part;
+    private int soloFailures;
     private volatile boolean running = true;
     private volatile Thread thread;
 
-    OutcomeRecorder(String relayId, OutboxStore store, RelayStats stats, int maxBatch, Duration faultDelay,
-            Runnable afterPublished) {
+    OutcomeRecorder(String relayId, OutboxStore store, RelayStats stats, int maxBatch, Runnable afterPublished) {
         this.afterPublished = afterPublished;
         this.relayId = relayId;
         this.store = store;
         this.stats = stats;
         this.maxBatch = maxBatch;
-        this.faultDelay = faultDelay;
-        if (!faultDelay.isZero()) {
-            LOG.warn("OUTBOX_RELAY_FAULT_MARK_DELAY={} ms: every outcome is held that long before it is written"
-                    + " (fault injection for the crash and fencing tests; never set this in production)",
-                    faultDelay.toMillis());
-        }
+        this.batch = new ArrayList<>(maxBatch);
+        this.part = maxBatch;
     }
 
     void add(Outcome outcome) {
-        if (!faultDelay.isZero()) {
-            String kind = outcome instanceof Published ? "confirmed" : outcome.getClass().getSimpleName()
-                    .toLowerCase(java.util.Locale.ROOT);
-            LOG.warn("fault injection: holding outcome {} of message_id={} unrecorded for {} ms", kind,
-                    outcome.row().id(), faultDelay.toMillis());
-        }
         queue.add(Objects.requireNonNull(outcome));
     }
 
@@ -108,8 +107,7 @@ final class OutcomeRecorder implements Runnable {
 
     @Override
     public void run() {
-        List<Outcome> batch = new ArrayList<>(maxBatch);
-        int dbFailures = 0;
+        int transientFailures = 0;
         while (running || !queue.isEmpty() || !batch.isEmpty()) {
             try {
                 if (batch.isEmpty()) {
@@ -119,86 +117,145 @@ final class OutcomeRecorder implements Runnable {
                     }
                     batch.add(first);
                     queue.drainTo(batch, maxBatch - 1);
+                    part = maxBatch;
                 }
-                if (!faultDelay.isZero()) {
-                    holdForFaultInjection(batch);
-                }
-                write(batch);
-                batch.clear();
-                dbFailures = 0;
-            } catch (DataAccessException e) {
-                Duration wait = dbBackoff.delay(dbFailures++);
-                LOG.warn("cannot record {} outcome(s) ({}); keeping them and retrying in {} ms", batch.size(),
-                        e.getMessage(), wait.toMillis());
-                try {
-                    Thread.sleep(wait.toMillis());
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
+                write(new ArrayList<>(batch.subList(0, Math.min(part, batch.size()))));
+                transientFailures = 0;
+                soloFailures = 0;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             } catch (RuntimeException e) {
-                LOG.error("unexpected failure recording {} outcome(s); their rows stay leased until stale-lock"
-                        + " recovery", batch.size(), e);
-                batch.clear();
+                try {
+                    if (e instanceof DataAccessException d && d.isTransient()) {
+                        stats.markFailed(true);
+                        Duration wait = dbBackoff.delay(transientFailures++);
+                        LOG.warn("cannot record {} outcome(s) ({}); keeping them and retrying in {} ms", batch.size(),
+                                e.getMessage(), wait.toMillis());
+                        Thread.sleep(wait.toMillis());
+                    } else {
+                        stats.markFailed(false);
+                        isolate(e);
+                    }
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
             }
         }
     }
 
-    private void write(List<Outcome> batch) {
-        List<Lease> published = new ArrayList<>();
-        List<Failure> failures = new ArrayList<>();
-        Map<ErrorCode, List<Lease>> released = new HashMap<>();
-        Map<ErrorCode, String> releaseDetail = new HashMap<>();
-        Map<UUID, Outcome> byId = new HashMap<>();
-        for (Outcome o : batch) {
-            byId.put(o.row().id(), o);
-            if (o instanceof Published p) {
-                published.add(p.row().lease());
-            } else if (o instanceof Failed f) {
-                failures.add(f.failure());
+    /**
+     * After a permanent failure (or a surprise) the outcomes that did not commit are written in
+     * halves, so that a row the database refuses for good is found in a few statements and every
+     * other outcome is still written. An outcome that fails alone {@link #SOLO_ATTEMPTS} times is
+     * given up: its row stays leased until stale-lease recovery releases it (a confirmed one is
+     * then published again, a duplicate consumers absorb), which beats blocking every outcome
+     * behind it.
+     */
+    private void isolate(RuntimeException e) throws InterruptedException {
+        int size = Math.min(part, batch.size());
+        if (size > 1) {
+            part = Math.max(1, size / 2);
+            LOG.warn("cannot record {} outcome(s) ({}); writing them in parts of {} to find the one(s) the database"
+                    + " refuses", size, describe(e), part);
+            return;
+        }
+        Outcome alone = batch.get(0);
+        if (++soloFailures < SOLO_ATTEMPTS) {
+            Duration wait = dbBackoff.delay(soloFailures);
+            withRow(alone.row(), () -> LOG.warn("cannot record {} for message_id={} ({}); trying it alone again in"
+                    + " {} ms", kind(alone), alone.row().id(), describe(e), wait.toMillis()));
+            Thread.sleep(wait.toMillis());
+            return;
+        }
+        batch.remove(0);
+        soloFailures = 0;
+        part = maxBatch;
+        stats.outcomeUnrecorded();
+        withRow(alone.row(), () -> LOG.error("gave up recording {} for message_id={} {} after {} attempts ({}); the row"
+                + " stays leased by {} until stale-lease recovery releases it{}", kind(alone), alone.row().id(),
+                alone.row().messageType(), SOLO_ATTEMPTS, describe(e), relayId,
+                alone instanceof Published ? ", and it will be published again with the same messageId" : "", e));
+    }
+
+    private static String describe(RuntimeException e) {
+        return e instanceof DataAccessException ? e.getMessage() : e.getClass().getName() + ": " + e.getMessage();
+    }
+
+    private static String kind(Outcome o) {
+        return o instanceof Published ? "PUBLISHED" : o instanceof Failed ? "the failed attempt" : "the release";
+    }
+
+    /**
+     * Writes {@code slice}, one statement per kind of outcome. Each statement commits on its own,
+     * so whatever committed leaves {@link #batch} at once: if a later statement fails, only what
+     * did not commit is written again (a second write of a committed outcome would be fenced out
+     * and miscounted as a lost lease).
+     */
+    private void write(List<Outcome> slice) {
+        List<Outcome> published = new ArrayList<>();
+        List<Outcome> failed = new ArrayList<>();
+        Map<ErrorCode, List<Outcome>> released = new LinkedHashMap<>();
+        for (Outcome o : slice) {
+            if (o instanceof Published) {
+                published.add(o);
+            } else if (o instanceof Failed) {
+                failed.add(o);
             } else if (o instanceof Released r) {
-                released.computeIfAbsent(r.reason(), k -> new ArrayList<>()).add(r.row().lease());
-                releaseDetail.putIfAbsent(r.reason(), r.detail());
+                released.computeIfAbsent(r.reason(), k -> new ArrayList<>()).add(o);
             }
         }
         if (!published.isEmpty()) {
-            Set<UUID> changed = store.markPublished(relayId, published);
-            lostLeases(published, changed, byId, "PUBLISHED");
+            List<Lease> leases = leases(published);
+            Set<UUID> changed = store.markPublished(relayId, leases);
+            committed(published);
+            lostLeases(published, changed, "PUBLISHED");
             if (!changed.isEmpty()) {
                 // the next version of these aggregates may be claimable now: do not wait a poll
                 afterPublished.run();
             }
         }
-        if (!failures.isEmpty()) {
-            List<Lease> leases = failures.stream().map(Failure::lease).toList();
+        if (!failed.isEmpty()) {
+            List<Failure> failures = failed.stream().map(o -> ((Failed) o).failure()).toList();
             Set<UUID> changed = store.recordFailures(relayId, failures);
-            lostLeases(leases, changed, byId, "failure");
-            for (Failure f : failures) {
-                if (changed.contains(f.lease().id())) {
-                    logFailure(byId.get(f.lease().id()).row(), f);
+            committed(failed);
+            lostLeases(failed, changed, "failure");
+            for (Outcome o : failed) {
+                if (changed.contains(o.row().id())) {
+                    logFailure(o.row(), ((Failed) o).failure());
                 }
             }
         }
-        for (Map.Entry<ErrorCode, List<Lease>> e : released.entrySet()) {
-            Set<UUID> changed = store.release(relayId, e.getValue(), e.getKey(), releaseDetail.get(e.getKey()));
+        for (Map.Entry<ErrorCode, List<Outcome>> e : released.entrySet()) {
+            Released first = (Released) e.getValue().get(0);
+            Set<UUID> changed = store.release(relayId, leases(e.getValue()), e.getKey(), first.detail());
+            committed(e.getValue());
             stats.released(changed.size());
-            lostLeases(e.getValue(), changed, byId, "release");
+            lostLeases(e.getValue(), changed, "release");
         }
     }
 
-    private void lostLeases(List<Lease> attempted, Set<UUID> changed, Map<UUID, Outcome> byId, String what) {
+    private static List<Lease> leases(List<Outcome> outcomes) {
+        return outcomes.stream().map(o -> o.row().lease()).toList();
+    }
+
+    private void committed(List<Outcome> written) {
+        Set<Outcome> done = Collections.newSetFromMap(new IdentityHashMap<>());
+        done.addAll(written);
+        batch.removeIf(done::contains);
+    }
+
+    private void lostLeases(List<Outcome> attempted, Set<UUID> changed, String what) {
         if (changed.size() == attempted.size()) {
             return;
         }
-        for (Lease l : attempted) {
-            if (!changed.contains(l.id())) {
+        for (Outcome o : attempted) {
+            if (!changed.contains(o.row().id())) {
                 stats.lostLease();
-                OutboxRecord row = byId.get(l.id()).row();
-                withRow(row, () -> LOG.warn("lost lease: could not record {} for message_id={} (token {}): another"
-                        + " relay or stale-lock recovery took the row first; its outcome stands", what, l.id(),
+                Lease l = o.row().lease();
+                withRow(o.row(), () -> LOG.warn("lost lease: could not record {} for message_id={} (token {}):"
+                        + " another relay or stale-lock recovery took the row first; its outcome stands", what, l.id(),
                         l.token()));
             }
         }
@@ -214,10 +271,6 @@ final class OutcomeRecorder implements Runnable {
                         row.messageType(), f.code(), f.message(), f.delay().toMillis());
             }
         });
-    }
-
-    private void holdForFaultInjection(List<Outcome> batch) throws InterruptedException {
-        Thread.sleep(faultDelay.toMillis());
     }
 
     static void withRow(OutboxRecord row, Runnable log) {

@@ -34,6 +34,8 @@ final class PendingListener implements AutoCloseable {
     private final Thread thread;
     private final AtomicLong notifications = new AtomicLong();
     private final AtomicLong connects = new AtomicLong();
+    private final AtomicLong databaseFailures = new AtomicLong();
+    private final AtomicLong unexpectedFailures = new AtomicLong();
     private volatile boolean running = true;
 
     PendingListener(DatabaseConfig database, Runnable wakeUp, ExponentialBackoff backoff) {
@@ -58,6 +60,16 @@ final class PendingListener implements AutoCloseable {
         return connects.get();
     }
 
+    /** Why listening failed: the database (connection lost, refused) or anything else. */
+    enum FailureKind {
+        DATABASE, UNEXPECTED
+    }
+
+    /** Times listening failed and was started again, by kind. */
+    long failures(FailureKind kind) {
+        return (kind == FailureKind.DATABASE ? databaseFailures : unexpectedFailures).get();
+    }
+
     private void run() {
         int failures = 0;
         while (running) {
@@ -79,14 +91,23 @@ final class PendingListener implements AutoCloseable {
                         wakeUp.run();
                     }
                 }
-            } catch (SQLException e) {
+            } catch (SQLException | RuntimeException e) {
                 if (!running) {
                     return;
                 }
                 failures++;
                 long delay = backoff.delay(failures).toMillis();
-                LOG.warn("listening for {} failed ({}: {}); relying on polling, retrying in {} ms", CHANNEL,
-                        e.getSQLState(), e.getMessage(), delay);
+                if (e instanceof SQLException sql) {
+                    databaseFailures.incrementAndGet();
+                    LOG.warn("listening for {} failed ({}: {}); relying on polling, retrying in {} ms", CHANNEL,
+                            sql.getSQLState(), sql.getMessage(), delay);
+                } else {
+                    // a bug or a driver surprise must not end the listener: without it an idle relay
+                    // waits a whole poll interval for every row
+                    unexpectedFailures.incrementAndGet();
+                    LOG.error("listening for {} failed unexpectedly; relying on polling, listening again in {} ms",
+                            CHANNEL, delay, e);
+                }
                 try {
                     Thread.sleep(delay);
                 } catch (InterruptedException ie) {

@@ -99,14 +99,14 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
                     dbFailures = 0;
                 }
                 if (rows.isEmpty()) {
-                    if (!waits.beforeWaiting()) {
+                    if (!waits.beforeWaiting(index)) {
                         wakeup.await(config.pollInterval(), generation);
                     }
                     continue;
                 }
                 stats.claimed(rows.size());
                 publishAll(p, rows);
-                waits.busy();
+                waits.busy(index);
             } catch (DataAccessException e) {
                 Duration wait = dbBackoff.delay(dbFailures);
                 if (dbFailures == 0 || Integer.bitCount(dbFailures) == 1) {

@@ -98,6 +98,12 @@ public final class RelayApp implements AutoCloseable {
                 FunctionCounter.builder("outbox.relay.listen.connects", listener, PendingListener::connects)
                         .description("successful LISTENs on the notification connection; more than 1 means reconnects")
                         .register(registry);
+                for (PendingListener.FailureKind kind : PendingListener.FailureKind.values()) {
+                    FunctionCounter.builder("outbox.relay.listen.failures", listener, l -> l.failures(kind))
+                            .tag("kind", kind.name().toLowerCase(java.util.Locale.ROOT))
+                            .description("times listening for notifications failed and was started again")
+                            .register(registry);
+                }
                 // before the listener's first wake-up, so that wake-up already registers the relay as waiting
                 relay.announceWaits();
                 listener.start();

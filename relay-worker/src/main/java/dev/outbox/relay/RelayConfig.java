@@ -24,13 +24,11 @@ import java.util.List;
  * @param markBatchSize most outcomes written in one statement
  * @param unorderedTypes message types published without waiting for earlier versions of their
  *     aggregate (ordering policy {@code none}); every other type is strictly ordered per aggregate
- * @param faultMarkDelay fault injection for crash and fencing tests: hold every outcome this long
- *     before writing it (zero in production)
  */
 public record RelayConfig(String relayId, int publishers, int batchSize, int confirmWindow, Duration pollInterval,
         Duration confirmTimeout, Duration lease, Duration staleCheckInterval, List<Duration> backoff,
         Duration reconnectInitial, Duration reconnectMax, Duration shutdownTimeout, int markBatchSize,
-        java.util.Set<String> unorderedTypes, Duration faultMarkDelay) {
+        java.util.Set<String> unorderedTypes) {
 
     public static final List<Duration> DEFAULT_BACKOFF = List.of(Duration.ZERO, Duration.ofSeconds(10),
             Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15));
@@ -69,8 +67,7 @@ public record RelayConfig(String relayId, int publishers, int batchSize, int con
                 s.duration("OUTBOX_RELAY_SHUTDOWN_TIMEOUT", Duration.ofSeconds(10), Duration.ZERO,
                         Duration.ofMinutes(10)),
                 s.integer("OUTBOX_RELAY_MARK_BATCH_SIZE", 1_000, 1, 50_000),
-                s.list("OUTBOX_RELAY_UNORDERED_TYPES"),
-                s.duration("OUTBOX_RELAY_FAULT_MARK_DELAY", Duration.ZERO, Duration.ZERO, Duration.ofDays(1)));
+                s.list("OUTBOX_RELAY_UNORDERED_TYPES"));
     }
 
     static String defaultRelayId() {
@@ -86,6 +83,6 @@ public record RelayConfig(String relayId, int publishers, int batchSize, int con
     public RelayConfig withRelayId(String id) {
         return new RelayConfig(id, publishers, batchSize, confirmWindow, pollInterval, confirmTimeout, lease,
                 staleCheckInterval, backoff, reconnectInitial, reconnectMax, shutdownTimeout, markBatchSize,
-                unorderedTypes, faultMarkDelay);
+                unorderedTypes);
     }
 }

@@ -17,7 +17,9 @@ import java.util.UUID;
  * {@code outbox_publish_attempts_total}, {@code outbox_publish_successes_total},
  * {@code outbox_publish_failures_total{error_code}}, {@code outbox_confirm_latency_seconds},
  * {@code outbox_batch_size}, {@code outbox_stale_locks_total}, {@code outbox_lost_leases_total},
- * and {@code outbox_commit_to_publish_seconds} (row written to broker confirm).
+ * and {@code outbox_commit_to_publish_seconds} (row written to broker confirm); and how writing
+ * outcomes fares: {@code outbox_relay_mark_failures_total{kind}} (statements that failed, transient
+ * or permanent) and {@code outbox_relay_outcomes_unrecorded_total} (outcomes given up).
  */
 public final class RelayStats {
     private final Counter attempts;
@@ -26,6 +28,9 @@ public final class RelayStats {
     private final Counter released;
     private final Counter lostLeases;
     private final Counter staleLocks;
+    private final Counter transientMarkFailures;
+    private final Counter permanentMarkFailures;
+    private final Counter unrecorded;
     private final Map<ErrorCode, Counter> failures = new EnumMap<>(ErrorCode.class);
     private final Timer confirmLatency;
     private final Timer commitToPublish;
@@ -48,6 +53,11 @@ public final class RelayStats {
                 .description("outcomes refused by the fence: another relay or recovery had the row").register(registry);
         staleLocks = Counter.builder("outbox.stale.locks")
                 .description("expired leases this relay recovered (STALE_LOCK)").register(registry);
+        transientMarkFailures = markFailures(registry, "transient");
+        permanentMarkFailures = markFailures(registry, "permanent");
+        unrecorded = Counter.builder("outbox.relay.outcomes.unrecorded")
+                .description("outcomes the database refused for good: their rows stay leased until stale-lease"
+                        + " recovery (a confirmed one is published again)").register(registry);
         for (ErrorCode c : ErrorCode.values()) {
             failures.put(c, Counter.builder("outbox.publish.failures").tag("error_code", c.name())
                     .description("failed publish attempts, by why").register(registry));
@@ -61,6 +71,12 @@ public final class RelayStats {
                 .register(registry);
         batchSize = DistributionSummary.builder("outbox.batch.size").description("rows leased per claim")
                 .register(registry);
+    }
+
+    private static Counter markFailures(MeterRegistry registry, String kind) {
+        return Counter.builder("outbox.relay.mark.failures").tag("kind", kind)
+                .description("statements writing publish outcomes that failed; transient ones are retried, after a"
+                        + " permanent one the batch is split to find the rows the database refuses").register(registry);
     }
 
     void claimed(int rows) {
@@ -113,6 +129,14 @@ public final class RelayStats {
         lostLeases.increment();
     }
 
+    void markFailed(boolean isTransient) {
+        (isTransient ? transientMarkFailures : permanentMarkFailures).increment();
+    }
+
+    void outcomeUnrecorded() {
+        unrecorded.increment();
+    }
+
     void staleLockRecovered() {
         staleLocks.increment();
     }
@@ -135,6 +159,16 @@ public final class RelayStats {
 
     public long lostLeases() {
         return (long) lostLeases.count();
+    }
+
+    /** Failed statements writing outcomes, transient or permanent. */
+    public long markFailures(boolean isTransient) {
+        return (long) (isTransient ? transientMarkFailures : permanentMarkFailures).count();
+    }
+
+    /** Outcomes given up after the database refused them for good. */
+    public long outcomesUnrecorded() {
+        return (long) unrecorded.count();
     }
 
     public long staleLeasesRecovered() {

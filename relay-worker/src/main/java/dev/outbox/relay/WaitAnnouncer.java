@@ -3,7 +3,8 @@ package dev.outbox.relay;
 import dev.outbox.persistence.DataAccessException;
 import dev.outbox.persistence.outbox.OutboxStore;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.HashSet;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,6 +16,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The order closes the race with a writer: register, then claim once more, then sleep. A row
  * committed before the registration is found by that claim; one committed after it notifies.
+ * With several lanes the registration stands while any of them waits.
  */
 final class WaitAnnouncer {
     private static final Logger LOG = LoggerFactory.getLogger(WaitAnnouncer.class);
@@ -23,9 +25,11 @@ final class WaitAnnouncer {
 
     private final String relayId;
     private final OutboxStore store;
-    private final AtomicBoolean registered = new AtomicBoolean();
+    /** The lanes sleeping for lack of work; the registration stands while this is not empty. */
+    private final Set<Integer> waitingLanes = new HashSet<>();
     private volatile boolean enabled;
-    private volatile long registeredAt;
+    private boolean registered;
+    private long registeredAt;
 
     WaitAnnouncer(String relayId, OutboxStore store) {
         this.relayId = relayId;
@@ -38,37 +42,44 @@ final class WaitAnnouncer {
     }
 
     /**
-     * Called when a claim found nothing, before sleeping.
+     * Called by a lane whose claim found nothing, before it sleeps. Synchronized with
+     * {@link #busy}, so that the registration in the database always follows "some lane waits":
+     * one lane finding work must not withdraw it while another sleeps.
      *
-     * @return true when the registration is new: the caller must claim once more before it sleeps
+     * @return true when this lane has just started waiting: it must claim once more before it
+     *     sleeps (a row committed before the registration, or before this lane counted as waiting,
+     *     sent no notification it could rely on)
      */
-    boolean beforeWaiting() {
+    synchronized boolean beforeWaiting(int lane) {
         if (!enabled) {
             return false;
         }
         long now = System.nanoTime();
-        if (registered.get() && now - registeredAt < REFRESH.toNanos()) {
-            return false;
+        if (!registered || now - registeredAt >= REFRESH.toNanos()) {
+            store.waiting(relayId, true);
+            registered = true;
+            registeredAt = now;
         }
-        store.waiting(relayId, true);
-        registeredAt = now;
-        return !registered.getAndSet(true);
+        return waitingLanes.add(lane);
     }
 
-    /** Called when a claim found work: writers need not notify while this relay is busy. */
-    void busy() {
-        if (registered.get()) {
-            store.waiting(relayId, false);
-            registered.set(false);
+    /** Called by a lane whose claim found work: writers need not notify once no lane waits. */
+    synchronized void busy(int lane) {
+        if (!waitingLanes.remove(lane) || !waitingLanes.isEmpty() || !registered) {
+            return;
         }
+        // on failure the registration stays: writers notify for nothing until it expires, harmless
+        store.waiting(relayId, false);
+        registered = false;
     }
 
     /** At shutdown: best effort, a leftover registration expires by itself within a minute. */
-    void withdraw() {
-        if (registered.get()) {
+    synchronized void withdraw() {
+        waitingLanes.clear();
+        if (registered) {
             try {
                 store.waiting(relayId, false);
-                registered.set(false);
+                registered = false;
             } catch (DataAccessException e) {
                 LOG.debug("could not withdraw the wait registration of {}: {}", relayId, e.getMessage());
             }

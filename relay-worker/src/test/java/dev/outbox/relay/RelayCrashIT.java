@@ -11,10 +11,19 @@ import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.testkit.JavaProcess;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
+import dev.outbox.testkit.TcpProxy;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
@@ -22,8 +31,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The crash window between the broker's confirm and the mark, caused for real: a relay process
- * that has seen every confirm but not recorded them is killed with SIGKILL. Its leases expire,
+ * The crash window between the broker's confirm and the mark, caused for real: the test holds row
+ * locks on the claimed rows, so the relay process's mark waits in PostgreSQL after the broker
+ * confirmed every message, and the process is killed with SIGKILL there. Its leases expire,
  * another relay publishes the same message ids again, and the ledger applies each payment once.
  */
 class RelayCrashIT {
@@ -45,9 +55,36 @@ class RelayCrashIT {
         fx.close();
     }
 
+    /** The relay process's own count of broker confirms, from its {@code /metrics}. */
+    private static double confirmsSeen(JavaProcess relay) throws Exception {
+        Matcher port = Pattern.compile("relay metrics and health on http://[^:]+:(\\d+)/metrics").matcher(relay.output());
+        if (!port.find()) {
+            return -1;
+        }
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port.group(1) + "/metrics"))
+                .build(), HttpResponse.BodyHandlers.ofString()).body();
+        Matcher m = Pattern.compile("(?m)^outbox_publish_successes_total(?:\\{[^}]*})? (\\S+)$").matcher(body);
+        return m.find() ? Double.parseDouble(m.group(1)) : -1;
+    }
+
     @Test
     void killedBetweenConfirmAndMarkThenRepublishedAndAppliedOnce() throws Exception {
         int orders = 5;
+        RecordingQueue wire = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "#");
+        closing.add(wire);
+        TcpProxy toBroker = TcpProxy.start(fx.broker.host(), fx.broker.port());
+        closing.add(toBroker);
+        JavaProcess doomed = JavaProcess.start("relay-doomed", RelayMain.class.getName(),
+                fx.env("OUTBOX_RELAY_ID", "relay-doomed", "OUTBOX_AMQP_URI",
+                        fx.broker.uriVia(toBroker.host(), toBroker.port())));
+        closing.add(doomed);
+        // connected and idle: it registers as waiting only after a claim, and claims only with a broker
+        await().atMost(Duration.ofSeconds(30)).until(() -> fx.db.count("SELECT count(*) FROM outbox_relay_waiters"
+                + " WHERE relay_id = 'relay-doomed'") == 1);
+
+        // its publishes are held on the wire until the test has locked the claimed rows
+        toBroker.stall();
         List<NewOutboxMessage> created = new ArrayList<>();
         List<NewOutboxMessage> captured = new ArrayList<>();
         for (int i = 0; i < orders; i++) {
@@ -55,21 +92,28 @@ class RelayCrashIT {
             created.add(rows.get(0));
             captured.add(rows.get(1));
         }
-        RecordingQueue wire = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "#");
-        closing.add(wire);
-
-        JavaProcess doomed = JavaProcess.start("relay-doomed", RelayMain.class.getName(),
-                fx.env("OUTBOX_RELAY_ID", "relay-doomed", "OUTBOX_RELAY_FAULT_MARK_DELAY", "1h"));
-        closing.add(doomed);
-        // it publishes every v1 and sees every confirm; v2 must wait for v1 to be recorded, which never happens
-        for (NewOutboxMessage row : created) {
-            doomed.awaitOutput(Pattern.compile("holding outcome confirmed of message_id=" + row.id()),
-                    Duration.ofSeconds(30));
+        await().atMost(Duration.ofSeconds(5)).until(() -> fx.count("status = 'IN_PROGRESS'"
+                + " AND locked_by = 'relay-doomed'") == orders);
+        List<TestBroker.Received> all = new ArrayList<>();
+        try (Connection locker = DriverManager.getConnection(fx.db.url(), fx.db.user(), fx.db.password())) {
+            // row locks in an open transaction: the relay's mark will wait for them, as behind a slow
+            // or stuck database, after the broker confirmed
+            locker.setAutoCommit(false);
+            try (Statement s = locker.createStatement()) {
+                s.execute("SELECT id FROM message_outbox WHERE locked_by = 'relay-doomed' FOR UPDATE");
+            }
+            toBroker.resume();
+            all.addAll(wire.await(orders, Duration.ofSeconds(10)));
+            assertEquals(created.stream().map(r -> r.id().toString()).sorted().toList(),
+                    all.stream().map(TestBroker.Received::messageId).sorted().toList(), "every v1 is on the broker");
+            // v2 must wait for v1 to be recorded, which never happens
+            await().atMost(Duration.ofSeconds(10)).until(() -> confirmsSeen(doomed) == orders);
+            await().atMost(Duration.ofSeconds(10)).until(() -> fx.db.count("SELECT count(*) FROM pg_stat_activity"
+                    + " WHERE datname = current_database() AND application_name = 'outbox-relay'"
+                    + " AND wait_event_type = 'Lock' AND query LIKE '%SET status = ''PUBLISHED''%'") == 1);
+            doomed.kill();
+            locker.rollback();
         }
-        List<TestBroker.Received> all = new ArrayList<>(wire.await(orders, Duration.ofSeconds(10)));
-        assertEquals(created.stream().map(r -> r.id().toString()).sorted().toList(),
-                all.stream().map(TestBroker.Received::messageId).sorted().toList(), "every v1 is on the broker");
-        doomed.kill();
         assertEquals(orders, fx.db.count("SELECT count(*) FROM message_outbox WHERE status = 'IN_PROGRESS'"
                 + " AND locked_by = 'relay-doomed'"), "and none of them is marked");
         assertEquals(orders, fx.count("status = 'PENDING' AND aggregate_version = 2"), "v2 was held back");

@@ -91,6 +91,11 @@ class RelayObservabilityIT {
         assertTrue(metric(body, "outbox_batch_size_count") >= 1);
         metric(body, "outbox_lost_leases_total");
         metric(body, "outbox_stale_locks_total");
+        assertEquals(0, metric(body, "outbox_relay_mark_failures_total", "kind=\"permanent\""), 0.0);
+        assertEquals(0, metric(body, "outbox_relay_mark_failures_total", "kind=\"transient\""), 0.0);
+        assertEquals(0, metric(body, "outbox_relay_outcomes_unrecorded_total"), 0.0);
+        assertEquals(0, metric(body, "outbox_relay_listen_failures_total", "kind=\"unexpected\""), 0.0);
+        metric(body, "outbox_relay_listen_failures_total", "kind=\"database\"");
         await().atMost(Duration.ofSeconds(10)).until(() -> metric(get(relay, "/metrics").body(),
                 "outbox_parked_count") == 1.0);
         String later = get(relay, "/metrics").body();

@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.rabbitmq.client.AMQP;
 import dev.outbox.config.Settings;
 import dev.outbox.messaging.Topology;
 import dev.outbox.testkit.JavaProcess;
@@ -13,7 +14,11 @@ import dev.outbox.testkit.TestBroker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -54,15 +59,41 @@ class RelayProcessIT {
         await().atMost(WAIT).until(() -> fx.count("status = 'PUBLISHED'") > 3_000);
 
         assertEquals(0, relay.terminate(Duration.ofSeconds(30)), "exit code after SIGTERM:\n" + relay.output());
-        assertTrue(relay.output().contains("relay exited cleanly"), relay.output());
+        String out = relay.output();
+        assertTrue(out.contains("relay exited cleanly"), out);
+        Matcher stopped = Pattern.compile("relay relay-term stopped: claimed=(\\d+) published=(\\d+) released=(\\d+)")
+                .matcher(out);
+        assertTrue(stopped.find(), out);
+        long claimed = Long.parseLong(stopped.group(1));
+        long confirmed = Long.parseLong(stopped.group(2));
+        long released = Long.parseLong(stopped.group(3));
         long published = fx.count("status = 'PUBLISHED'");
         assertTrue(published < rows, "stopped mid-backlog (published " + published + ")");
+        // draining, not abandoning: every confirm it saw is recorded, every other row it held is given back
+        assertEquals(confirmed, published, "each confirm the relay saw before it exited is PUBLISHED");
+        assertEquals(claimed, confirmed + released, "each row it claimed was published or given back");
         assertEquals(0, fx.count("status = 'IN_PROGRESS'"), "nothing left leased");
-        assertEquals(0, fx.count("status <> 'PUBLISHED' AND attempt_count <> 0"),
-                "rows given back at shutdown did not lose an attempt");
-        List<TestBroker.Received> sent = wire.await((int) published, WAIT);
-        assertEquals(sent.size(), sent.stream().map(TestBroker.Received::messageId).distinct().count(),
-                "that relay sent no message twice");
+        assertEquals(rows - published, fx.count("status = 'PENDING' AND attempt_count = 0 AND locked_by IS NULL"),
+                "the rows not published, given back or never claimed, are due again with no attempt counted");
+
+        // what reached the broker is exactly what is PUBLISHED: in flight at SIGTERM meant waited for, not
+        // abandoned. A marker sent after the relay's connection closed comes last from the queue.
+        String marker = UUID.randomUUID().toString();
+        fx.broker.withChannel(ch -> ch.basicPublish(Topology.ORDERS_EXCHANGE, "bulk.marker", false,
+                new AMQP.BasicProperties.Builder().messageId(marker).build(), new byte[0]));
+        List<TestBroker.Received> sent = new ArrayList<>(wire.await((int) published + 1, WAIT));
+        while (sent.stream().noneMatch(r -> marker.equals(r.messageId()))) {
+            sent.addAll(wire.await(1, WAIT));
+        }
+        List<String> sentIds = sent.stream().map(TestBroker.Received::messageId).filter(id -> !marker.equals(id))
+                .toList();
+        assertEquals(sentIds.size(), sentIds.stream().distinct().count(), "that relay sent no message twice");
+        Set<String> publishedIds = fx.db.rows("SELECT id::text AS id FROM message_outbox WHERE status = 'PUBLISHED'")
+                .stream().map(r -> (String) r.get("id")).collect(Collectors.toSet());
+        List<String> sentNotPublished = sentIds.stream().filter(id -> !publishedIds.contains(id)).toList();
+        assertEquals(0, sentNotPublished.size(), "in flight at SIGTERM and abandoned instead of drained, e.g. "
+                + sentNotPublished.stream().limit(3).toList());
+        assertEquals(publishedIds.size(), sentIds.size(), "every PUBLISHED row is on the broker");
 
         // a new relay finishes the backlog; every row took exactly one counted attempt
         closeLater(RelayApp.start(new Settings(fx.env())));

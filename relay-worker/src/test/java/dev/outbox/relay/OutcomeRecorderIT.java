@@ -1,0 +1,86 @@
+package dev.outbox.relay;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.outbox.persistence.outbox.ErrorCode;
+import dev.outbox.persistence.outbox.Failure;
+import dev.outbox.persistence.outbox.OutboxRecord;
+import dev.outbox.persistence.outbox.OutboxStore;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The recorder against PostgreSQL: a row the database refuses for good (a failure text with a
+ * NUL character, which no PostgreSQL text column takes) does not hold back the outcomes batched
+ * with it, and what committed before the refusal is not written twice.
+ */
+class OutcomeRecorderIT {
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    private final OutboxFixtures fx = new OutboxFixtures();
+    private OutcomeRecorder recorder;
+
+    @BeforeEach
+    void clean() {
+        fx.db.reset();
+    }
+
+    @AfterEach
+    void close() throws InterruptedException {
+        if (recorder != null) {
+            recorder.stopAndFlush(Duration.ofSeconds(5));
+        }
+        fx.close();
+    }
+
+    @Test
+    void aRowTheDatabaseRefusesIsLeftLeasedAndEveryOtherOutcomeIsRecordedOnce() {
+        for (int i = 0; i < 9; i++) {
+            fx.insertRaw("test.recorded", "test.recorded", "orders.events", "{\"n\":" + i + "}");
+        }
+        OutboxStore store = fx.store();
+        List<OutboxRecord> rows = store.claim("relay-it", 9);
+        assertEquals(9, rows.size());
+        RelayStats stats = new RelayStats();
+        recorder = new OutcomeRecorder("relay-it", store, stats, 1_000, () -> { });
+        // one batch: 3 published, 3 failed (one of them unwritable), 3 released
+        for (int i = 0; i < 3; i++) {
+            recorder.add(new OutcomeRecorder.Published(rows.get(i), 1_000));
+        }
+        OutboxRecord poison = rows.get(4);
+        for (int i = 3; i < 6; i++) {
+            OutboxRecord row = rows.get(i);
+            String text = row == poison ? "broker said \u0000 here" : "basic.nack from the broker";
+            recorder.add(new OutcomeRecorder.Failed(row, Failure.retry(row.lease(), ErrorCode.NACKED, text,
+                    Duration.ofMinutes(5))));
+        }
+        for (int i = 6; i < 9; i++) {
+            recorder.add(new OutcomeRecorder.Released(rows.get(i), null, null));
+        }
+        recorder.start();
+
+        await().atMost(WAIT).until(() -> fx.count("status <> 'IN_PROGRESS'") == 8);
+        Map<UUID, String> status = fx.db.rows("SELECT id, status FROM message_outbox").stream().collect(
+                Collectors.toMap(r -> (UUID) r.get("id"), r -> (String) r.get("status")));
+        Function<Integer, String> of = i -> status.get(rows.get(i).id());
+        for (int i = 0; i < 3; i++) {
+            assertEquals("PUBLISHED", of.apply(i));
+        }
+        assertEquals("RETRYABLE_FAILED", of.apply(3));
+        assertEquals("IN_PROGRESS", of.apply(4), "the refused row keeps its lease for stale-lease recovery");
+        assertEquals("RETRYABLE_FAILED", of.apply(5));
+        for (int i = 6; i < 9; i++) {
+            assertEquals("PENDING", of.apply(i));
+        }
+        await().atMost(WAIT).until(() -> stats.outcomesUnrecorded() == 1);
+        assertEquals(0, stats.lostLeases(), "the committed PUBLISHED marks were not written again");
+        assertEquals(3, stats.released());
+    }
+}
