@@ -39,7 +39,11 @@ public final class DataAccessTranslation implements MethodInterceptor {
             return new DatabaseUnavailableException("no database connection available: " + where, failure);
         }
         String state = sql.getSQLState() == null ? "" : sql.getSQLState();
-        if (state.startsWith("08") || state.startsWith("57P")) {
+        if (state.startsWith("08") || state.startsWith("57P") || state.startsWith("53") || state.equals("25006")
+                || state.equals("57014")) {
+            // connection gone or server shutting down (08, 57P), out of connections, memory or disk (53),
+            // a standby that refuses writes after a failover (25006), a statement cut by its timeout
+            // (57014): none is the statement's own fault, so the same statement later may succeed
             return new DatabaseUnavailableException("database unavailable (" + state + "): " + where, failure);
         }
         if (state.equals("40001") || state.equals("40P01") || state.equals("55P03")) {
