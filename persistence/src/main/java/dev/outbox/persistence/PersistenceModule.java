@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import javax.sql.DataSource;
-import org.apache.ibatis.transaction.jdbc.JdbcTransactionFactory;
 import org.apache.ibatis.type.JdbcType;
 import org.mybatis.guice.MyBatisModule;
 import org.mybatis.guice.transactional.Transactional;
@@ -40,7 +39,7 @@ public final class PersistenceModule extends MyBatisModule {
     protected void initialize() {
         environmentId("outbox");
         bindDataSourceProvider((jakarta.inject.Provider<DataSource>) () -> dataSource);
-        bindTransactionFactoryType(JdbcTransactionFactory.class);
+        bindTransactionFactoryType(ConnectionLossAwareTransactionFactory.class);
         mapUnderscoreToCamelCase(true);
         useCacheEnabled(false);
         defaultStatementTimeout((int) Math.max(1, statementTimeout.toSeconds()));
