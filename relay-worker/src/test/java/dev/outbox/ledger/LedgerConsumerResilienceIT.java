@@ -193,6 +193,20 @@ class LedgerConsumerResilienceIT {
                 assertTrue(probesInDlq.add(appId), appId + " dead-lettered once");
             }
         }
+        // a message held with every field type in its headers was stored as JSON, and reads back
+        List<Map<String, Object>> held = db.rows("SELECT headers->'nested'->>'timestamp' AS ts,"
+                + " headers->'nested'->>'bytes' AS bytes, headers->'nested'->>'string_nul' AS nul,"
+                + " headers->'nested'->>'longstr' AS text, headers->'nested'->>'decimal' AS decimal,"
+                + " jsonb_typeof(headers->'nested'->'void') AS void FROM consumer_held_messages"
+                + " WHERE headers->'nested'->>'timestamp' IS NOT NULL AND aggregate_version = 3");
+        assertEquals(1, held.size(), "the probe 'held with every type' is held");
+        assertEquals("1970-01-01T00:00:00Z", held.get(0).get("ts"));
+        assertEquals("AID/", held.get(0).get("bytes"), "binary as base64");
+        assertEquals("a\uFFFDb", held.get(0).get("nul"), "NUL, which jsonb refuses, replaced");
+        assertEquals("text", held.get(0).get("text"));
+        assertEquals("12345.6789", held.get(0).get("decimal"));
+        assertEquals("null", held.get(0).get("void"));
+
         assertEquals(200, readiness(app), get(app, "/health/ready").body());
         assertEquals(0, runner.deliveryErrors(), "every probe was handled before the callback boundary");
         assertEquals(0.0, metric(app, "outbox_consumer_delivery_errors_total"));
