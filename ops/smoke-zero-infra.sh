@@ -29,11 +29,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-api_port=$(free_port); relay_port=$(free_port); db_port=$(free_port)
+api_port=$(free_port); relay_port=$(free_port); ledger_port=$(free_port); db_port=$(free_port)
 log "starting ops/run.sh in zero-infra mode (data in $work/data)"
 started=$(date +%s%N)
 env -u OUTBOX_DB_URL -u OUTBOX_DB_USER -u OUTBOX_DB_PASSWORD -u OUTBOX_AMQP_URI \
     OUTBOX_DATA_DIR="$work/data" OUTBOX_HTTP_PORT="$api_port" OUTBOX_RELAY_HTTP_PORT="$relay_port" \
+    OUTBOX_LEDGER_HTTP_PORT="$ledger_port" \
     OUTBOX_EMBEDDED_DB_PORT="$db_port" \
     ops/run.sh >"$out" 2>&1 &
 pid=$!

@@ -112,8 +112,9 @@ public final class BrokerSession implements AutoCloseable {
                 awaitChange(Duration.ofSeconds(1));
                 continue;
             }
+            Connection c = null;
             try {
-                Connection c = AmqpConnections.open(config);
+                c = AmqpConnections.open(config);
                 c.addBlockedListener(new BlockedListener() {
                     @Override
                     public void handleBlocked(String reason) {
@@ -131,8 +132,10 @@ public final class BrokerSession implements AutoCloseable {
                         signal();
                     }
                 });
-                c.addShutdownListener(this::onShutdown);
                 onConnected.onConnected(c);
+                // after onConnected: aborting a connection it failed on must not report a lost one
+                // (a listener added to a connection already closed runs at once)
+                c.addShutdownListener(this::onShutdown);
                 blocked = false;
                 connection = c;
                 if (failures > 0) {
@@ -143,6 +146,10 @@ public final class BrokerSession implements AutoCloseable {
                 failures = 0;
                 signal();
             } catch (IOException | TimeoutException | RuntimeException e) {
+                if (c != null) {
+                    // opened, but onConnected failed: without this every retry would leak a connection
+                    c.abort(1_000);
+                }
                 lastError = describe(e);
                 Duration wait = backoff.delay(failures);
                 if (failures == 0 || Integer.bitCount(failures) == 1) {

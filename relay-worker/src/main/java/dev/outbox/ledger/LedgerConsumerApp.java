@@ -5,6 +5,7 @@ import com.google.inject.Guice;
 import com.google.inject.Injector;
 import com.rabbitmq.client.Channel;
 import dev.outbox.config.ConfigurationException;
+import dev.outbox.config.HealthReport;
 import dev.outbox.config.Settings;
 import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.messaging.BrokerSession;
@@ -16,15 +17,25 @@ import dev.outbox.messaging.consume.FailureCounter;
 import dev.outbox.messaging.consume.IdempotentProcessor;
 import dev.outbox.persistence.Database;
 import dev.outbox.persistence.DatabaseConfig;
+import dev.outbox.persistence.metrics.Metrics;
+import dev.outbox.relay.ProcessEndpoint;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The sample ledger consumer, a process of its own: consumes {@link Topology#LEDGER_QUEUE} and
- * books captured and refunded payments, exactly once in effect.
+ * books captured and refunded payments, exactly once in effect. Its HTTP port
+ * ({@code OUTBOX_LEDGER_HTTP_PORT}, default 8082, -1 turns it off) serves {@code /metrics} and
+ * {@code /health/ready}, which is ready only while the database answers and every consumer
+ * channel is subscribed to the queue.
  */
 public final class LedgerConsumerApp implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LedgerConsumerApp.class);
@@ -33,11 +44,14 @@ public final class LedgerConsumerApp implements AutoCloseable {
     private final Database database;
     private final BrokerSession session;
     private final ConsumerRunner runner;
+    private final ProcessEndpoint endpoint;
 
-    private LedgerConsumerApp(Database database, BrokerSession session, ConsumerRunner runner) {
+    private LedgerConsumerApp(Database database, BrokerSession session, ConsumerRunner runner,
+            ProcessEndpoint endpoint) {
         this.database = database;
         this.session = session;
         this.runner = runner;
+        this.endpoint = endpoint;
     }
 
     public static LedgerConsumerApp start(Settings settings) {
@@ -46,6 +60,8 @@ public final class LedgerConsumerApp implements AutoCloseable {
         String amqpUri = settings.optional("OUTBOX_AMQP_URI").orElseThrow(() -> new ConfigurationException(
                 "OUTBOX_AMQP_URI is not set"));
         ConsumerSettings consumer = ConsumerSettings.from(settings, "LEDGER", CONSUMER_NAME, Topology.LEDGER_QUEUE);
+        int httpPort = settings.integer("OUTBOX_LEDGER_HTTP_PORT", 8082, -1, 65_535);
+        String httpHost = settings.string("OUTBOX_LEDGER_HTTP_HOST", "0.0.0.0");
         Database database = Database.start(DatabaseConfig.from(settings, dbUrl, "outbox-ledger"),
                 settings.bool("OUTBOX_DB_MIGRATE", true));
         try {
@@ -67,14 +83,45 @@ public final class LedgerConsumerApp implements AutoCloseable {
                         }
                         runner.start(connection);
                     });
+            PrometheusMeterRegistry registry = Metrics.registry("outbox-ledger");
+            runner.bindTo(registry);
+            Gauge.builder("outbox.broker.available", session, s -> s.isAvailable() ? 1 : 0)
+                    .description("1 while the consumer has a usable broker connection").strongReference(true)
+                    .register(registry);
             session.start();
+            ProcessEndpoint endpoint = null;
+            if (httpPort >= 0) {
+                try {
+                    endpoint = ProcessEndpoint.start(httpHost, httpPort, registry, () -> true,
+                            () -> readiness(database, session, runner));
+                } catch (IOException e) {
+                    runner.close();
+                    session.close();
+                    throw new UncheckedIOException("cannot open the ledger consumer's HTTP port " + httpPort, e);
+                }
+                LOG.info("ledger consumer metrics and health on http://{}:{}/metrics", httpHost, endpoint.port());
+            }
             LOG.info("ledger consumer started on {} (prefetch {}, {} channel(s))", Topology.LEDGER_QUEUE,
                     consumer.prefetch(), consumer.channels());
-            return new LedgerConsumerApp(database, session, runner);
+            return new LedgerConsumerApp(database, session, runner, endpoint);
         } catch (RuntimeException e) {
             database.close();
             throw e;
         }
+    }
+
+    private static HealthReport readiness(Database database, BrokerSession session, ConsumerRunner runner) {
+        String consumer = runner.isConsuming() ? "UP"
+                : "DOWN: " + runner.consumingChannels() + " of " + runner.settings().channels()
+                        + " channel(s) consuming " + runner.settings().queue();
+        return HealthReport.of(Map.of("database", database.ping(),
+                "broker", session.isAvailable() ? "UP" : "DOWN: " + session.lastError(),
+                "consumer", consumer));
+    }
+
+    /** The port of {@code /metrics} and {@code /health}, or -1 when disabled. */
+    public int httpPort() {
+        return endpoint == null ? -1 : endpoint.port();
     }
 
     public ConsumerRunner runner() {
@@ -83,6 +130,9 @@ public final class LedgerConsumerApp implements AutoCloseable {
 
     @Override
     public void close() {
+        if (endpoint != null) {
+            endpoint.close();
+        }
         runner.close();
         session.close();
         database.close();

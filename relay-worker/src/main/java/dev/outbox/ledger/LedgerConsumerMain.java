@@ -4,6 +4,7 @@ import dev.outbox.config.ConfigurationException;
 import dev.outbox.config.ProcessSignals;
 import dev.outbox.config.Settings;
 import dev.outbox.persistence.DataAccessException;
+import java.io.UncheckedIOException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,7 +20,7 @@ public final class LedgerConsumerMain {
         LedgerConsumerApp app;
         try {
             app = LedgerConsumerApp.start(Settings.fromEnvironment());
-        } catch (ConfigurationException | DataAccessException e) {
+        } catch (ConfigurationException | DataAccessException | UncheckedIOException e) {
             LOG.error("ledger consumer cannot start: {}", e.getMessage());
             System.exit(2);
             return;

@@ -61,6 +61,7 @@ class LedgerOrderingIT {
         Map<String, String> env = new HashMap<>(db.env());
         env.putAll(broker.env());
         env.put("OUTBOX_LEDGER_PREFETCH", "50");
+        env.put("OUTBOX_LEDGER_HTTP_PORT", "0");
         for (int i = 0; i < instances; i++) {
             consumers.add(LedgerConsumerApp.start(new Settings(env)));
         }

@@ -53,6 +53,7 @@ public final class OutboxFixtures implements AutoCloseable {
         env.putAll(broker.env());
         env.put("OUTBOX_RELAY_POLL_INTERVAL", "20ms");
         env.put("OUTBOX_RELAY_HTTP_PORT", "0");
+        env.put("OUTBOX_LEDGER_HTTP_PORT", "0");
         for (int i = 0; i < keyValues.length; i += 2) {
             env.put(keyValues[i], keyValues[i + 1]);
         }

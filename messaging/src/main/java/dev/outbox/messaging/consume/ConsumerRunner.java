@@ -1,15 +1,29 @@
 package dev.outbox.messaging.consume;
 
+import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Delivery;
+import com.rabbitmq.client.Envelope;
+import com.rabbitmq.client.ShutdownSignalException;
+import dev.outbox.messaging.ExponentialBackoff;
+import dev.outbox.messaging.FailureDescriptions;
 import dev.outbox.messaging.publish.ConfirmPublisher;
 import dev.outbox.messaging.publish.DeadLetters;
 import dev.outbox.persistence.DataAccessException;
+import dev.outbox.persistence.consumer.HeldMessage;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
@@ -30,21 +44,58 @@ import org.slf4j.MDC;
  * Failures: a database outage requeues without counting; any other failure is counted (in its
  * own transaction) and requeued after a pause, until {@code maxAttempts}, when the message goes
  * to the dead-letter queue with the reason; a {@link NonRetryableMessageException} or a delivery
- * that breaks the wire contract goes there at once. A poison message never loops for ever.
+ * that breaks the wire contract goes there at once. A poison message never loops for ever. A held
+ * successor is applied after its predecessor committed, in a transaction of its own, and a held
+ * message that fails goes to the dead-letter queue itself; its predecessor stays applied.
+ *
+ * <p>Nothing leaves the delivery callback: amqp-client closes a channel whose consumer throws,
+ * and that would silently leave the queue without consumers. What escapes the handling above is
+ * caught at the callback, counted ({@link #deliveryErrors}) and the delivery dead-lettered with
+ * the reason. A channel that closes or a consumer the broker cancels (its queue was deleted, for
+ * example) is reopened and resubscribed with backoff for as long as the connection lives; a new
+ * connection restarts everything through {@link #start}. {@link #isConsuming} says whether every
+ * channel is consuming right now.
  */
-public final class ConsumerRunner implements AutoCloseable {
+public final class ConsumerRunner implements AutoCloseable, MeterBinder {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumerRunner.class);
+    private static final ExponentialBackoff RESUBSCRIBE = new ExponentialBackoff(Duration.ofMillis(200),
+            Duration.ofSeconds(5));
 
     @FunctionalInterface
     private interface Step {
         IdempotentProcessor.Outcome run(InboundMessage message) throws Exception;
     }
 
+    /** A held message could not be moved to the dead-letter queue: the delivery that found it is requeued. */
+    private static final class HeldNotSettledException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        HeldNotSettledException(String message) {
+            super(message);
+        }
+    }
+
+    /** One channel and its consumer; replaced as a whole when either goes away. */
+    private static final class Slot {
+        final int index;
+        volatile Channel channel;
+        volatile boolean consuming;
+        int failedOpens;
+
+        Slot(int index) {
+            this.index = index;
+        }
+    }
+
     private final ConsumerSettings settings;
     private final Step step;
+    private final IdempotentProcessor processor;
+    private final MessageHandler handler;
     private final FailureCounter failures;
-    private final List<Channel> channels = new ArrayList<>();
+    private final Slot[] slots;
+    private final ScheduledExecutorService recovery;
     private volatile Connection connection;
+    private volatile boolean closed;
 
     private final LongAdder applied = new LongAdder();
     private final LongAdder heldApplied = new LongAdder();
@@ -53,17 +104,33 @@ public final class ConsumerRunner implements AutoCloseable {
     private final LongAdder stale = new LongAdder();
     private final LongAdder failed = new LongAdder();
     private final LongAdder deadLettered = new LongAdder();
+    private final LongAdder requeued = new LongAdder();
+    private final LongAdder deliveryErrors = new LongAdder();
+    private final LongAdder channelReopens = new LongAdder();
 
-    private ConsumerRunner(ConsumerSettings settings, Step step, FailureCounter failures) {
+    private ConsumerRunner(ConsumerSettings settings, Step step, IdempotentProcessor processor,
+            MessageHandler handler, FailureCounter failures) {
         this.settings = settings;
         this.step = step;
+        this.processor = processor;
+        this.handler = handler;
         this.failures = failures;
+        this.slots = new Slot[settings.channels()];
+        for (int i = 0; i < slots.length; i++) {
+            slots[i] = new Slot(i);
+        }
+        this.recovery = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "consumer-recovery-" + settings.name());
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /** The effect runs in the dedupe transaction: exactly once in effect, in aggregate order. */
     public static ConsumerRunner transactional(ConsumerSettings settings, IdempotentProcessor processor,
             MessageHandler handler, FailureCounter failures) {
-        return new ConsumerRunner(settings, m -> processor.process(settings.name(), m, handler), failures);
+        return new ConsumerRunner(settings, m -> processor.process(settings.name(), m, handler), processor, handler,
+                failures);
     }
 
     /**
@@ -75,7 +142,7 @@ public final class ConsumerRunner implements AutoCloseable {
             ExternalEffect effect, FailureCounter failures) {
         return new ConsumerRunner(settings, m -> {
             if (!guard.begin(settings.name(), m.messageId(), effectName)) {
-                return new IdempotentProcessor.Outcome(IdempotentProcessor.Result.DUPLICATE, 0);
+                return IdempotentProcessor.Outcome.of(IdempotentProcessor.Result.DUPLICATE);
             }
             LOG.info("{}: performing {} for message_id={} (recorded PENDING first)", settings.name(), effectName,
                     m.messageId());
@@ -85,26 +152,188 @@ public final class ConsumerRunner implements AutoCloseable {
                 LOG.error("{}: {} for message_id={} failed and will not be repeated (it may have happened);"
                         + " left PENDING in consumer_side_effects for repair", settings.name(), effectName,
                         m.messageId(), e);
-                return new IdempotentProcessor.Outcome(IdempotentProcessor.Result.APPLIED, 0);
+                return IdempotentProcessor.Outcome.of(IdempotentProcessor.Result.APPLIED);
             }
             guard.done(settings.name(), m.messageId(), effectName);
-            return new IdempotentProcessor.Outcome(IdempotentProcessor.Result.APPLIED, 0);
-        }, failures);
+            return IdempotentProcessor.Outcome.of(IdempotentProcessor.Result.APPLIED);
+        }, null, null, failures);
     }
 
-    /** Starts consuming on {@code connection}; called again with the new connection after a reconnect. */
-    public synchronized void start(Connection connection) throws IOException {
+    /**
+     * Starts consuming on {@code connection}; called again with the new connection after a
+     * reconnect. A channel that cannot subscribe now (the queue is missing, say) is retried in the
+     * background: this never fails because of the queue.
+     */
+    public synchronized void start(Connection connection) {
+        if (closed) {
+            return;
+        }
         this.connection = connection;
-        channels.clear();
-        for (int i = 0; i < settings.channels(); i++) {
-            Channel ch = connection.createChannel();
-            ch.basicQos(settings.prefetch());
-            ch.basicConsume(settings.queue(), false, settings.name() + "-" + i, (tag, d) -> onDelivery(ch, d),
-                    tag -> LOG.warn("consumer {} was cancelled by the broker on {}", settings.name(), settings.queue()));
-            channels.add(ch);
+        for (Slot slot : slots) {
+            Channel old = slot.channel;
+            slot.channel = null;
+            slot.consuming = false;
+            slot.failedOpens = 0;
+            closeQuietly(old);
+        }
+        for (Slot slot : slots) {
+            open(slot, connection);
         }
         LOG.info("consumer {} consuming {} on {} channel(s), prefetch {}, dead letters to {}", settings.name(),
                 settings.queue(), settings.channels(), settings.prefetch(), settings.deadLetterQueue());
+    }
+
+    /** Opens the slot's channel and subscribes; on failure tries again later. Holds the lock. */
+    private void open(Slot slot, Connection c) {
+        Channel ch = null;
+        try {
+            ch = c.createChannel();
+            if (ch == null) {
+                throw new IOException("the connection has no free channel number");
+            }
+            ch.basicQos(settings.prefetch());
+            slot.channel = ch;
+            ch.basicConsume(settings.queue(), false, settings.name() + "-" + slot.index, new SlotConsumer(slot, ch));
+            slot.failedOpens = 0;
+        } catch (IOException | RuntimeException e) {
+            slot.channel = null;
+            slot.consuming = false;
+            closeQuietly(ch);
+            int failures = slot.failedOpens++;
+            if (c.isOpen() && !closed) {
+                Duration wait = RESUBSCRIBE.delay(failures);
+                if (failures == 0 || Integer.bitCount(failures) == 1) {
+                    LOG.warn("consumer {} cannot subscribe channel {} to {} ({}); attempt {} failed, next in {} ms",
+                            settings.name(), slot.index, settings.queue(), describe(e), failures + 1, wait.toMillis());
+                }
+                schedule(() -> reopen(slot, c), wait);
+            }
+        }
+    }
+
+    private void reopen(Slot slot, Connection c) {
+        synchronized (this) {
+            if (closed || c != connection || !c.isOpen() || slot.channel != null) {
+                return;
+            }
+            channelReopens.increment();
+            open(slot, c);
+        }
+    }
+
+    /** The slot's channel closed or its consumer was cancelled: replace both, unless superseded. */
+    private void lost(Slot slot, Channel ch, String why) {
+        schedule(() -> {
+            Connection c;
+            synchronized (this) {
+                if (closed || slot.channel != ch) {
+                    return;
+                }
+                slot.channel = null;
+                slot.consuming = false;
+                c = connection;
+            }
+            // the unacked deliveries of a cancelled consumer go back to the queue with its channel
+            closeQuietly(ch);
+            if (c != null && c.isOpen()) {
+                LOG.warn("consumer {} lost channel {} on {} ({}); resubscribing", settings.name(), slot.index,
+                        settings.queue(), why);
+                reopen(slot, c);
+            }
+        }, Duration.ZERO);
+    }
+
+    private void schedule(Runnable task, Duration delay) {
+        try {
+            recovery.schedule(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    LOG.error("consumer {}: channel recovery failed; trying again", settings.name(), e);
+                    deliveryErrors.increment();
+                }
+            }, delay.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            LOG.debug("consumer {} closed: no more recovery", settings.name());
+        }
+    }
+
+    private final class SlotConsumer extends DefaultConsumer {
+        private final Slot slot;
+        private final Channel ch;
+
+        SlotConsumer(Slot slot, Channel ch) {
+            super(ch);
+            this.slot = slot;
+            this.ch = ch;
+        }
+
+        @Override
+        public void handleConsumeOk(String consumerTag) {
+            super.handleConsumeOk(consumerTag);
+            if (slot.channel == ch) {
+                slot.consuming = true;
+            }
+        }
+
+        @Override
+        public void handleCancelOk(String consumerTag) {
+            slot.consuming = false;
+        }
+
+        @Override
+        public void handleCancel(String consumerTag) {
+            slot.consuming = false;
+            LOG.warn("consumer {} was cancelled by the broker on {} (queue deleted?)", settings.name(),
+                    settings.queue());
+            lost(slot, ch, "cancelled by the broker");
+        }
+
+        @Override
+        public void handleShutdownSignal(String consumerTag, ShutdownSignalException sig) {
+            slot.consuming = false;
+            if (!closed) {
+                lost(slot, ch, "channel closed: " + FailureDescriptions.describe(sig));
+            }
+        }
+
+        @Override
+        public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties properties,
+                byte[] body) {
+            deliver(ch, new Delivery(envelope, properties, body));
+        }
+    }
+
+    /** The callback boundary: nothing is thrown to amqp-client, which would close the channel. */
+    private void deliver(Channel ch, Delivery delivery) {
+        try {
+            onDelivery(ch, delivery);
+        } catch (Throwable t) { // NOPMD: the callback boundary catches everything, see the class comment
+            deliveryErrors.increment();
+            LOG.error("consumer {}: delivery {} (message_id={}) failed outside the framework's handling",
+                    settings.name(), delivery.getEnvelope().getDeliveryTag(), delivery.getProperties().getMessageId(),
+                    t);
+            settleAfterError(ch, delivery, t);
+        } finally {
+            MDC.clear();
+        }
+    }
+
+    private void settleAfterError(Channel ch, Delivery delivery, Throwable cause) {
+        if (!ch.isOpen()) {
+            LOG.warn("consumer {}: channel closed; the broker requeues delivery {}", settings.name(),
+                    delivery.getEnvelope().getDeliveryTag());
+            return;
+        }
+        try {
+            deadLetter(ch, delivery, delivery.getProperties().getMessageId(),
+                    "consumer error: " + describe(cause), 1);
+        } catch (Throwable again) { // NOPMD: still the boundary
+            deliveryErrors.increment();
+            LOG.error("consumer {}: cannot settle delivery {}; closing its channel so the broker requeues it",
+                    settings.name(), delivery.getEnvelope().getDeliveryTag(), again);
+            closeQuietly(ch);
+        }
     }
 
     private void onDelivery(Channel ch, Delivery delivery) throws IOException {
@@ -113,82 +342,194 @@ public final class ConsumerRunner implements AutoCloseable {
         try {
             message = InboundMessage.parse(delivery);
         } catch (InboundMessage.MalformedMessageException e) {
-            deadLetter(ch, delivery, null, "malformed delivery: " + e.getMessage(), 1);
+            deadLetter(ch, delivery, delivery.getProperties().getMessageId(), "malformed delivery: " + e.getMessage(),
+                    1);
             return;
         }
         MDC.put("message_id", message.messageId());
         MDC.put("aggregate_id", String.valueOf(message.aggregateId()));
         MDC.put("correlation_id", String.valueOf(message.correlationId()));
+        IdempotentProcessor.Outcome outcome;
         try {
-            IdempotentProcessor.Outcome outcome = step.run(message);
-            ch.basicAck(tag, false);
-            count(outcome);
+            outcome = step.run(message);
         } catch (NonRetryableMessageException e) {
-            deadLetter(ch, delivery, message, e.getMessage(), 1);
+            deadLetter(ch, delivery, message.messageId(), describe(e), 1);
+            return;
         } catch (DataAccessException e) {
             if (e.isTransient()) {
-                // the database is away: not the message's fault, do not count it
-                LOG.warn("consumer {} cannot reach the database ({}); message_id={} requeued", settings.name(),
-                        e.getMessage(), message.messageId());
-                pause(settings.retryDelay().multipliedBy(5));
-                ch.basicNack(tag, false, true);
+                databaseAway(ch, tag, message.messageId(), e);
             } else {
                 failedAttempt(ch, delivery, message, e);
             }
-        } catch (Exception e) {
+            return;
+        } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
+            // a handler's bug is the message's failure: counted, retried, then dead-lettered
             failedAttempt(ch, delivery, message, e);
-        } finally {
-            MDC.clear();
+            return;
+        }
+        if (outcome.successorHeld()) {
+            try {
+                applyHeldSuccessors(message.aggregateType(), message.aggregateId());
+            } catch (DataAccessException e) {
+                // this message committed; its redelivery is a duplicate that finds the successors again
+                databaseAway(ch, tag, message.messageId(), e);
+                return;
+            } catch (HeldNotSettledException e) {
+                LOG.error("consumer {}: {}; message_id={} requeued to try again", settings.name(), e.getMessage(),
+                        message.messageId());
+                requeue(ch, tag, settings.retryDelay());
+                return;
+            }
+        }
+        ch.basicAck(tag, false);
+        count(outcome);
+    }
+
+    /**
+     * Applies the aggregate's held successors one transaction each, in version order, until one
+     * is missing or fails. A held message that keeps failing (or cannot succeed) goes to the
+     * dead-letter queue by itself; the position stays at its predecessor, so later versions stay
+     * held behind it.
+     *
+     * @throws DataAccessException only when the database is away (transient)
+     */
+    private void applyHeldSuccessors(String aggregateType, String aggregateId) throws HeldNotSettledException {
+        HeldMessage next;
+        while ((next = processor.nextHeld(settings.name(), aggregateType, aggregateId)) != null) {
+            String reason;
+            int attempts;
+            try {
+                if (!processor.applyHeld(settings.name(), next, handler)) {
+                    return; // another instance applied or moved it; that instance carries on
+                }
+                heldApplied.increment();
+                continue;
+            } catch (NonRetryableMessageException e) {
+                deadLetterHeld(next, describe(e), 1);
+                continue;
+            } catch (DataAccessException e) {
+                if (e.isTransient()) {
+                    throw e;
+                }
+                reason = describe(e);
+                attempts = countFailure(next.messageId(), reason);
+            } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
+                reason = describe(e);
+                attempts = countFailure(next.messageId(), reason);
+            }
+            failed.increment();
+            if (attempts < settings.maxAttempts()) {
+                LOG.warn("consumer {} failed on held message_id={} (attempt {} of {}): {}", settings.name(),
+                        next.messageId(), attempts, settings.maxAttempts(), reason);
+                pause(settings.retryDelay().multipliedBy(attempts));
+                continue;
+            }
+            deadLetterHeld(next, reason, attempts);
         }
     }
 
-    private void failedAttempt(Channel ch, Delivery delivery, InboundMessage message, Exception cause)
+    /** Attempts so far for a held message; when they cannot be counted, enough to stop trying. */
+    private int countFailure(String messageId, String reason) {
+        try {
+            return failures.failed(settings.name(), messageId, reason);
+        } catch (DataAccessException e) {
+            if (e.isTransient()) {
+                throw e;
+            }
+            LOG.error("consumer {} cannot count the failure of message_id={} ({}); giving up on it",
+                    settings.name(), messageId, e.getMessage());
+            return settings.maxAttempts();
+        }
+    }
+
+    /** Forwards the stored message first, then forgets it: a crash in between leaves it held, never lost. */
+    private void deadLetterHeld(HeldMessage message, String reason, int attempts) throws HeldNotSettledException {
+        ConfirmPublisher.SoloOutcome outcome = DeadLetters.forwardStored(connection, settings.deadLetterQueue(),
+                new DeadLetters.StoredMessage(message.messageId(), message.messageType(), message.correlationId(),
+                        IdempotentProcessor.headersOf(message), message.body()),
+                settings.name(), reason, attempts, settings.confirmTimeout());
+        if (!outcome.confirmed()) {
+            throw new HeldNotSettledException("could not dead-letter held message_id=" + message.messageId() + " ("
+                    + outcome.failure() + " " + outcome.detail() + ")");
+        }
+        processor.discardHeld(settings.name(), message);
+        recordDeadLettered(message.messageId(), reason);
+        deadLettered.increment();
+        LOG.error("consumer {} dead-lettered held message_id={} ({} v{} of {} {}) to {} after {} attempt(s): {};"
+                + " v{} stays applied and later versions stay held", settings.name(), message.messageId(),
+                message.messageType(), message.aggregateVersion(), message.aggregateType(), message.aggregateId(),
+                settings.deadLetterQueue(), attempts, reason, message.aggregateVersion() - 1);
+    }
+
+    private void databaseAway(Channel ch, long tag, String messageId, DataAccessException e) throws IOException {
+        // the database is away: not the message's fault, do not count it
+        LOG.warn("consumer {} cannot reach the database ({}); message_id={} requeued", settings.name(),
+                e.getMessage(), messageId);
+        requeue(ch, tag, settings.retryDelay().multipliedBy(5));
+    }
+
+    private void requeue(Channel ch, long tag, Duration after) throws IOException {
+        pause(after);
+        ch.basicNack(tag, false, true);
+        requeued.increment();
+    }
+
+    private void failedAttempt(Channel ch, Delivery delivery, InboundMessage message, Throwable cause)
             throws IOException {
         failed.increment();
-        String reason = cause.getClass().getSimpleName() + ": " + cause.getMessage();
+        String reason = describe(cause);
         int attempts;
         try {
             attempts = failures.failed(settings.name(), message.messageId(), reason);
         } catch (DataAccessException e) {
+            if (!e.isTransient()) {
+                // it cannot be counted, so it could not be bounded: it never loops, it goes now
+                deadLetter(ch, delivery, message.messageId(), reason + " (and its failure cannot be counted: "
+                        + e.getMessage() + ")", 1);
+                return;
+            }
             LOG.warn("consumer {} cannot count the failure of message_id={} ({}); requeued", settings.name(),
                     message.messageId(), e.getMessage());
-            pause(settings.retryDelay());
-            ch.basicNack(delivery.getEnvelope().getDeliveryTag(), false, true);
+            requeue(ch, delivery.getEnvelope().getDeliveryTag(), settings.retryDelay());
             return;
         }
         if (attempts >= settings.maxAttempts()) {
-            deadLetter(ch, delivery, message, reason, attempts);
+            deadLetter(ch, delivery, message.messageId(), reason, attempts);
             return;
         }
         LOG.warn("consumer {} failed on message_id={} (attempt {} of {}): {}; requeued", settings.name(),
                 message.messageId(), attempts, settings.maxAttempts(), reason, cause);
-        pause(settings.retryDelay().multipliedBy(attempts));
-        ch.basicNack(delivery.getEnvelope().getDeliveryTag(), false, true);
+        requeue(ch, delivery.getEnvelope().getDeliveryTag(), settings.retryDelay().multipliedBy(attempts));
     }
 
-    private void deadLetter(Channel ch, Delivery delivery, InboundMessage message, String reason, int attempts)
+    private void deadLetter(Channel ch, Delivery delivery, String messageId, String reason, int attempts)
             throws IOException {
-        String id = message == null ? delivery.getProperties().getMessageId() : message.messageId();
         ConfirmPublisher.SoloOutcome outcome = DeadLetters.forward(connection, settings.deadLetterQueue(), delivery,
                 settings.name(), reason, attempts, settings.confirmTimeout());
         if (!outcome.confirmed()) {
-            LOG.error("consumer {} could not dead-letter message_id={} ({} {}); requeued", settings.name(), id,
+            LOG.error("consumer {} could not dead-letter message_id={} ({} {}); requeued", settings.name(), messageId,
                     outcome.failure(), outcome.detail());
-            pause(settings.retryDelay());
-            ch.basicNack(delivery.getEnvelope().getDeliveryTag(), false, true);
+            requeue(ch, delivery.getEnvelope().getDeliveryTag(), settings.retryDelay());
             return;
         }
-        if (id != null) {
-            try {
-                failures.deadLettered(settings.name(), id, reason);
-            } catch (DataAccessException e) {
-                LOG.warn("dead-lettering of message_id={} not recorded in consumer_failures: {}", id, e.getMessage());
-            }
-        }
+        recordDeadLettered(messageId, reason);
         ch.basicAck(delivery.getEnvelope().getDeliveryTag(), false);
         deadLettered.increment();
-        LOG.error("consumer {} dead-lettered message_id={} to {} after {} attempt(s): {}", settings.name(), id,
+        LOG.error("consumer {} dead-lettered message_id={} to {} after {} attempt(s): {}", settings.name(), messageId,
                 settings.deadLetterQueue(), attempts, reason);
+    }
+
+    private void recordDeadLettered(String messageId, String reason) {
+        if (messageId == null || messageId.isBlank() || messageId.indexOf('\u0000') >= 0) {
+            return;
+        }
+        try {
+            failures.deadLettered(settings.name(), messageId, reason);
+        } catch (RuntimeException e) {
+            // the dead letter itself is safe in its queue; this row is only the consumer's note of it
+            LOG.warn("dead-lettering of message_id={} not recorded in consumer_failures: {}", messageId,
+                    e.getMessage());
+        }
     }
 
     private void count(IdempotentProcessor.Outcome outcome) {
@@ -199,7 +540,29 @@ public final class ConsumerRunner implements AutoCloseable {
             case STALE -> stale.increment();
             default -> throw new IllegalStateException(outcome.result().name());
         }
-        heldApplied.add(outcome.heldApplied());
+    }
+
+    private static String describe(Throwable t) {
+        if (t.getCause() instanceof ShutdownSignalException sse) {
+            return FailureDescriptions.describe(sse);
+        }
+        if (t instanceof NonRetryableMessageException) {
+            return t.getMessage() == null ? "NonRetryableMessageException" : t.getMessage();
+        }
+        return t.getClass().getSimpleName() + ": " + t.getMessage();
+    }
+
+    private static void closeQuietly(Channel ch) {
+        if (ch == null) {
+            return;
+        }
+        try {
+            if (ch.isOpen()) {
+                ch.close();
+            }
+        } catch (IOException | TimeoutException | RuntimeException e) {
+            LOG.debug("closing consumer channel", e);
+        }
     }
 
     private static void pause(Duration d) {
@@ -216,6 +579,17 @@ public final class ConsumerRunner implements AutoCloseable {
 
     public ConsumerSettings settings() {
         return settings;
+    }
+
+    /** True while every channel is subscribed and the broker has confirmed it. */
+    public boolean isConsuming() {
+        Connection c = connection;
+        return !closed && c != null && c.isOpen() && consumingChannels() == slots.length;
+    }
+
+    /** Channels whose consumer is subscribed right now. */
+    public int consumingChannels() {
+        return (int) Arrays.stream(slots).filter(s -> s.consuming && s.channel != null && s.channel.isOpen()).count();
     }
 
     /** Messages whose effect was applied when they arrived. */
@@ -240,6 +614,7 @@ public final class ConsumerRunner implements AutoCloseable {
         return stale.sum();
     }
 
+    /** Failed attempts (each retried or, at the last one, dead-lettered). */
     public long failures() {
         return failed.sum();
     }
@@ -248,17 +623,69 @@ public final class ConsumerRunner implements AutoCloseable {
         return deadLettered.sum();
     }
 
+    /** Deliveries given back to the broker to be tried again. */
+    public long requeued() {
+        return requeued.sum();
+    }
+
+    /** Errors caught at the delivery callback that the handling above did not expect. */
+    public long deliveryErrors() {
+        return deliveryErrors.sum();
+    }
+
+    /** Channels reopened after one closed or its consumer was cancelled. */
+    public long channelReopens() {
+        return channelReopens.sum();
+    }
+
+    /**
+     * Exports the counters as {@code outbox_consumer_*_total{consumer=...}} and the channels that
+     * consume right now as {@code outbox_consumer_consuming_channels}.
+     */
     @Override
-    public synchronized void close() {
-        for (Channel ch : channels) {
-            try {
-                if (ch.isOpen()) {
-                    ch.close();
-                }
-            } catch (IOException | TimeoutException | RuntimeException e) {
-                LOG.debug("closing consumer channel", e);
+    public void bindTo(MeterRegistry registry) {
+        counter(registry, "applied", "messages whose effect was applied when they arrived", ConsumerRunner::applied);
+        counter(registry, "held.applied", "held messages applied after their predecessor",
+                ConsumerRunner::heldApplied);
+        counter(registry, "duplicates", "deliveries already processed (no effect)", ConsumerRunner::duplicates);
+        counter(registry, "held", "deliveries held until their predecessor is applied", ConsumerRunner::held);
+        counter(registry, "stale", "deliveries older than the applied version (no effect)", ConsumerRunner::stale);
+        counter(registry, "failures", "failed attempts (retried, or dead-lettered at the last)",
+                ConsumerRunner::failures);
+        counter(registry, "dead.lettered", "messages moved to the dead-letter queue", ConsumerRunner::deadLettered);
+        counter(registry, "requeued", "deliveries given back to the broker to try again", ConsumerRunner::requeued);
+        counter(registry, "delivery.errors", "errors caught at the delivery callback that nothing else handled",
+                ConsumerRunner::deliveryErrors);
+        counter(registry, "channel.reopens", "consumer channels reopened after a close or a broker cancel",
+                ConsumerRunner::channelReopens);
+        Gauge.builder("outbox.consumer.consuming.channels", this, ConsumerRunner::consumingChannels)
+                .description("channels whose consumer is subscribed now (of outbox_consumer_channels)")
+                .tag("consumer", settings.name()).strongReference(true).register(registry);
+        Gauge.builder("outbox.consumer.channels", this, r -> r.slots.length)
+                .description("channels this consumer runs").tag("consumer", settings.name()).strongReference(true)
+                .register(registry);
+    }
+
+    private void counter(MeterRegistry registry, String name, String description,
+            java.util.function.ToDoubleFunction<ConsumerRunner> value) {
+        FunctionCounter.builder("outbox.consumer." + name, this, value).description(description)
+                .tag("consumer", settings.name()).register(registry);
+    }
+
+    @Override
+    public void close() {
+        Channel[] open;
+        synchronized (this) {
+            closed = true;
+            recovery.shutdownNow();
+            open = Arrays.stream(slots).map(s -> s.channel).toArray(Channel[]::new);
+            for (Slot s : slots) {
+                s.channel = null;
+                s.consuming = false;
             }
         }
-        channels.clear();
+        for (Channel ch : open) {
+            closeQuietly(ch);
+        }
     }
 }

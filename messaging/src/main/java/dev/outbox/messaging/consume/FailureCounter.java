@@ -30,6 +30,11 @@ public class FailureCounter {
     }
 
     private static String truncate(String s) {
-        return s == null ? "unknown" : s.length() > 1_000 ? s.substring(0, 1_000) : s;
+        if (s == null) {
+            return "unknown";
+        }
+        // a reason may quote the message's own bytes, and PostgreSQL text cannot hold NUL
+        String text = s.replace('\u0000', '\uFFFD');
+        return text.length() > 1_000 ? text.substring(0, 1_000) : text;
     }
 }

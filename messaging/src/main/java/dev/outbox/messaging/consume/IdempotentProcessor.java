@@ -18,17 +18,22 @@ import org.slf4j.LoggerFactory;
  *   <li><b>dedupe</b>: insert {@code (consumer, messageId)} into {@code processed_messages}; a
  *       duplicate finds its row and does nothing;
  *   <li><b>ordered apply</b> for messages that carry an {@code aggregate_version}: lock the
- *       consumer's position for the aggregate; the next version is applied, followed by any
- *       held successors in order; a later version is held (in a table, so the broker message can
- *       be acked); an earlier one is stale and acknowledged without effect;
+ *       consumer's position for the aggregate; the next version is applied; a later version is
+ *       held (in a table, so the broker message can be acked); an earlier one is stale and
+ *       acknowledged without effect;
  *   <li>the handler's effect, in the same transaction.
  * </ol>
  *
+ * Held successors are not applied in that transaction: {@link Outcome#successorHeld} tells the
+ * caller that the next version is waiting, and the caller applies it with {@link #applyHeld}, one
+ * transaction per held message, so that a held message that fails fails alone and never takes
+ * its valid predecessor down with it.
+ *
  * The caller acks only after this returns, i.e. after commit. A crash before commit leaves
  * neither record nor effect and the redelivery applies it once; a crash after commit and before
- * the ack makes the redelivery a duplicate. The position row's lock makes consumer instances and
- * prefetched deliveries of one aggregate take turns, so this holds with prefetch &gt; 1 and any
- * number of instances.
+ * the ack makes the redelivery a duplicate, which reports a waiting successor again. The position
+ * row's lock makes consumer instances and prefetched deliveries of one aggregate take turns, so
+ * this holds with prefetch &gt; 1 and any number of instances.
  */
 @Singleton
 public class IdempotentProcessor {
@@ -36,7 +41,7 @@ public class IdempotentProcessor {
 
     /** What happened to a message. */
     public enum Result {
-        /** Its effect was applied (and perhaps that of held successors). */
+        /** Its effect was applied. */
         APPLIED,
         /** Already processed: nothing done. */
         DUPLICATE,
@@ -46,8 +51,14 @@ public class IdempotentProcessor {
         STALE
     }
 
-    /** The result, and how many held successors were applied after the message itself. */
-    public record Outcome(Result result, int heldApplied) {
+    /**
+     * The result, and whether the aggregate's next version is held and can be applied now (with
+     * {@link #applyHeld}, after this transaction).
+     */
+    public record Outcome(Result result, boolean successorHeld) {
+        public static Outcome of(Result result) {
+            return new Outcome(result, false);
+        }
     }
 
     private final ProcessedMessageMapper processed;
@@ -62,11 +73,13 @@ public class IdempotentProcessor {
     @Transactional
     public Outcome process(String consumer, InboundMessage message, MessageHandler handler) throws Exception {
         if (processed.insertIfAbsent(consumer, message.messageId()) == 0) {
-            return new Outcome(Result.DUPLICATE, 0);
+            // a redelivery after a crash between commit and the successors: they still wait
+            return new Outcome(Result.DUPLICATE, message.isOrdered()
+                    && state.successorHeld(consumer, message.aggregateType(), message.aggregateId()));
         }
         if (!message.isOrdered()) {
             handler.apply(message);
-            return new Outcome(Result.APPLIED, 0);
+            return Outcome.of(Result.APPLIED);
         }
         String type = message.aggregateType();
         String id = message.aggregateId();
@@ -76,29 +89,63 @@ public class IdempotentProcessor {
         if (version <= last) {
             LOG.info("stale {} v{} of {} {} (already at v{}): acknowledged without effect", message.messageType(),
                     version, type, id, last);
-            return new Outcome(Result.STALE, 0);
+            return new Outcome(Result.STALE, state.successorHeld(consumer, type, id));
         }
         if (version > last + 1) {
             if (state.hold(toHeld(consumer, message)) == 0) {
                 LOG.warn("a different message for {} {} v{} is already held; message_id={} changes nothing", type, id,
                         version, message.messageId());
-                return new Outcome(Result.STALE, 0);
+                return new Outcome(Result.STALE, state.successorHeld(consumer, type, id));
             }
             LOG.info("holding {} v{} of {} {} until v{} is applied", message.messageType(), version, type, id,
                     last + 1);
-            return new Outcome(Result.HELD, 0);
+            return new Outcome(Result.HELD, state.successorHeld(consumer, type, id));
         }
         handler.apply(message);
-        last = version;
-        int heldApplied = 0;
-        HeldMessage next;
-        while ((next = state.takeHeld(consumer, type, id, last + 1)) != null) {
-            handler.apply(fromHeld(next));
-            last++;
-            heldApplied++;
+        state.updatePosition(consumer, type, id, version);
+        return new Outcome(Result.APPLIED, state.successorHeld(consumer, type, id));
+    }
+
+    /** The held message that can be applied next for the aggregate, or null (a plain read). */
+    public HeldMessage nextHeld(String consumer, String aggregateType, String aggregateId) {
+        return state.nextHeld(consumer, aggregateType, aggregateId);
+    }
+
+    /**
+     * Applies one held message in a transaction of its own: it leaves the held table and the
+     * position advances only if its effect commits; if the handler throws, all of that rolls back
+     * and the message stays held.
+     *
+     * @return false when it was not applied because it is no longer next (another consumer
+     *     instance applied or dead-lettered it meanwhile)
+     */
+    @Transactional
+    public boolean applyHeld(String consumer, HeldMessage held, MessageHandler handler) throws Exception {
+        long last = state.lockPosition(consumer, held.aggregateType(), held.aggregateId());
+        if (held.aggregateVersion() != last + 1 || state.takeHeld(consumer, held.aggregateType(),
+                held.aggregateId(), held.aggregateVersion(), held.messageId()) == null) {
+            return false;
         }
-        state.updatePosition(consumer, type, id, last);
-        return new Outcome(Result.APPLIED, heldApplied);
+        handler.apply(fromHeld(held));
+        state.updatePosition(consumer, held.aggregateType(), held.aggregateId(), held.aggregateVersion());
+        LOG.info("applied held {} v{} of {} {}", held.messageType(), held.aggregateVersion(), held.aggregateType(),
+                held.aggregateId());
+        return true;
+    }
+
+    /**
+     * Removes a held message that was dead-lettered, and its dedupe record, so that the same
+     * message replayed from the dead-letter queue is applied rather than skipped as a duplicate.
+     * The aggregate's position does not move: its later versions stay held behind it.
+     */
+    @Transactional
+    public boolean discardHeld(String consumer, HeldMessage held) {
+        if (state.takeHeld(consumer, held.aggregateType(), held.aggregateId(), held.aggregateVersion(),
+                held.messageId()) == null) {
+            return false;
+        }
+        processed.delete(consumer, held.messageId());
+        return true;
     }
 
     private static HeldMessage toHeld(String consumer, InboundMessage m) {
@@ -106,14 +153,21 @@ public class IdempotentProcessor {
                 m.messageType(), m.messageVersion(), m.correlationId(), Json.write(m.headers()), m.body());
     }
 
-    private static InboundMessage fromHeld(HeldMessage h) {
-        Map<String, Object> headers;
+    /** The headers a held message was stored with, or null when they cannot be read back. */
+    static Map<String, Object> headersOf(HeldMessage h) {
         try {
             @SuppressWarnings("unchecked")
             Map<String, Object> parsed = (Map<String, Object>) Json.parseTree(h.headers());
-            headers = parsed;
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException("held message " + h.messageId() + " has unreadable headers", e);
+            return parsed;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException | ClassCastException e) {
+            return null;
+        }
+    }
+
+    private static InboundMessage fromHeld(HeldMessage h) throws NonRetryableMessageException {
+        Map<String, Object> headers = headersOf(h);
+        if (headers == null) {
+            throw new NonRetryableMessageException("held message " + h.messageId() + " has unreadable headers");
         }
         return new InboundMessage(h.messageId(), h.messageType(), h.messageVersion(), h.aggregateType(),
                 h.aggregateId(), h.aggregateVersion(), h.correlationId(), headers, h.body(), false);

@@ -250,6 +250,72 @@ class ConsumerFrameworkIT {
         assertEquals(2, broker.messageCount(DLQ));
     }
 
+    @Test
+    void aPoisonHeldSuccessorIsDeadLetteredAloneAndItsValidPredecessorStaysApplied() throws Exception {
+        AppliedEffectMapper effects = injector.getInstance(AppliedEffectMapper.class);
+        MessageHandler handler = m -> {
+            if (m.headers().containsKey("poison")) {
+                throw new NonRetryableMessageException("v" + m.aggregateVersion() + " breaks its contract");
+            }
+            if (m.headers().containsKey("flaky")) {
+                throw new IllegalStateException("v" + m.aggregateVersion() + " always fails");
+            }
+            effects.record("test-consumer", m.aggregateId(), m.aggregateVersion(), m.messageId());
+        };
+        ConsumerRunner c = instance(settings(10, 3), handler);
+        String h1 = UUID.randomUUID().toString();
+        String h2 = UUID.randomUUID().toString();
+        String h3 = UUID.randomUUID().toString();
+        String r1 = UUID.randomUUID().toString();
+        String r2 = UUID.randomUUID().toString();
+        broker.withChannel(ch -> {
+            try {
+                publish(ch, props(h2, "h", 2L, Map.of("poison", true))); // non-retryable
+                publish(ch, props(h3, "h", 3L, Map.of())); // valid, but behind the poison one
+                publish(ch, props(r2, "r", 2L, Map.of("flaky", true))); // retryable, fails every time
+            } catch (Exception e) {
+                throw new java.io.IOException(e);
+            }
+        });
+        await().atMost(WAIT).until(() -> c.held() == 3);
+        broker.withChannel(ch -> {
+            try {
+                publish(ch, props(h1, "h", 1L, Map.of()));
+                publish(ch, props(r1, "r", 1L, Map.of()));
+            } catch (Exception e) {
+                throw new java.io.IOException(e);
+            }
+        });
+        await().atMost(WAIT).until(() -> c.deadLettered() == 2);
+
+        assertEquals(List.of(1L), effects.versionsInApplyOrder("h"), "h v1 applied, the poison v2 is not");
+        assertEquals(List.of(1L), effects.versionsInApplyOrder("r"), "r v1 applied, the failing v2 is not");
+        assertEquals(2, c.applied());
+        assertEquals(1L, db.scalar("SELECT last_version FROM consumer_aggregate_positions WHERE aggregate_id = 'h'"));
+        assertEquals(1L, db.scalar("SELECT last_version FROM consumer_aggregate_positions WHERE aggregate_id = 'r'"));
+        assertEquals(List.of(3L), db.rows("SELECT aggregate_version FROM consumer_held_messages")
+                .stream().map(r -> r.get("aggregate_version")).toList(), "h v3 stays held behind the poison v2");
+
+        Map<String, Map<String, Object>> dead = new HashMap<>();
+        try (Channel ch = broker.connection().createChannel()) {
+            GetResponse r;
+            while ((r = ch.basicGet(DLQ, true)) != null) {
+                dead.put(r.getProps().getMessageId(), r.getProps().getHeaders());
+            }
+        }
+        assertEquals(java.util.Set.of(h2, r2), dead.keySet(), "only the held messages that fail are dead letters");
+        assertTrue(dead.get(h2).get(DeadLetters.REASON).toString().contains("v2 breaks its contract"),
+                dead.get(h2).toString());
+        assertEquals(1, ((Number) dead.get(h2).get(DeadLetters.ATTEMPTS)).intValue());
+        assertTrue(dead.get(r2).get(DeadLetters.REASON).toString().contains("IllegalStateException: v2 always fails"),
+                dead.get(r2).toString());
+        assertEquals(3, ((Number) dead.get(r2).get(DeadLetters.ATTEMPTS)).intValue(), "retried, then moved");
+        assertEquals(2, db.count("SELECT count(*) FROM processed_messages WHERE message_id IN (?, ?)", h1, r1));
+        assertEquals(0, db.count("SELECT count(*) FROM processed_messages WHERE message_id IN (?, ?)", h2, r2),
+                "a dead-lettered held message is forgotten, so replaying it from the DLQ applies it");
+        assertNotNull(db.scalar("SELECT dead_lettered_at FROM consumer_failures WHERE message_id = ?", h2));
+    }
+
     private GetResponse getOne(String queue) throws Exception {
         try (Channel ch = broker.connection().createChannel()) {
             GetResponse r = ch.basicGet(queue, true);

@@ -114,6 +114,7 @@ class AlertRulesIT {
         env.put("OUTBOX_HTTP_PORT", "0");
         env.put("OUTBOX_HTTP_HOST", "127.0.0.1");
         env.put("OUTBOX_RELAY_HTTP_PORT", "0");
+        env.put("OUTBOX_LEDGER_HTTP_PORT", "0");
         Set<String> names = new HashSet<>();
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         try (Launcher launcher = Launcher.start(new Settings(env))) {

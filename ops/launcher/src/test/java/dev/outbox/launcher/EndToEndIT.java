@@ -53,6 +53,7 @@ class EndToEndIT {
         env.put("OUTBOX_HTTP_HOST", "127.0.0.1");
         env.put("OUTBOX_RELAY_POLL_INTERVAL", "20ms");
         env.put("OUTBOX_RELAY_HTTP_PORT", "0");
+        env.put("OUTBOX_LEDGER_HTTP_PORT", "0");
         return new Settings(env);
     }
 

@@ -41,13 +41,34 @@ public interface ConsumerStateMapper {
             + " #{correlationId,jdbcType=VARCHAR}, CAST(#{headers} AS jsonb), #{body}) ON CONFLICT DO NOTHING")
     int hold(HeldMessage message);
 
-    /** Removes and returns the held message of one version, or null. */
+    /**
+     * Removes and returns one held message, or null when it is no longer held (another consumer
+     * instance applied or dead-lettered it).
+     */
     @Select("DELETE FROM consumer_held_messages WHERE consumer_name = #{consumer} AND aggregate_type = #{type}"
-            + " AND aggregate_id = #{id} AND aggregate_version = #{version} RETURNING consumer_name,"
-            + " aggregate_type, aggregate_id, aggregate_version, message_id, message_type, message_version,"
-            + " correlation_id, headers::text AS headers, body")
+            + " AND aggregate_id = #{id} AND aggregate_version = #{version} AND message_id = #{messageId}"
+            + " RETURNING consumer_name, aggregate_type, aggregate_id, aggregate_version, message_id, message_type,"
+            + " message_version, correlation_id, headers::text AS headers, body")
     HeldMessage takeHeld(@Param("consumer") String consumer, @Param("type") String aggregateType,
-            @Param("id") String aggregateId, @Param("version") long version);
+            @Param("id") String aggregateId, @Param("version") long version, @Param("messageId") String messageId);
+
+    /** The held message that comes right after the aggregate's position, or null. */
+    @Select("SELECT h.consumer_name, h.aggregate_type, h.aggregate_id, h.aggregate_version, h.message_id,"
+            + " h.message_type, h.message_version, h.correlation_id, h.headers::text AS headers, h.body"
+            + " FROM consumer_aggregate_positions p JOIN consumer_held_messages h"
+            + " ON h.consumer_name = p.consumer_name AND h.aggregate_type = p.aggregate_type"
+            + " AND h.aggregate_id = p.aggregate_id AND h.aggregate_version = p.last_version + 1"
+            + " WHERE p.consumer_name = #{consumer} AND p.aggregate_type = #{type} AND p.aggregate_id = #{id}")
+    HeldMessage nextHeld(@Param("consumer") String consumer, @Param("type") String aggregateType,
+            @Param("id") String aggregateId);
+
+    /** True when the message right after the aggregate's position is held, ready to be applied. */
+    @Select("SELECT EXISTS (SELECT 1 FROM consumer_aggregate_positions p JOIN consumer_held_messages h"
+            + " ON h.consumer_name = p.consumer_name AND h.aggregate_type = p.aggregate_type"
+            + " AND h.aggregate_id = p.aggregate_id AND h.aggregate_version = p.last_version + 1"
+            + " WHERE p.consumer_name = #{consumer} AND p.aggregate_type = #{type} AND p.aggregate_id = #{id})")
+    boolean successorHeld(@Param("consumer") String consumer, @Param("type") String aggregateType,
+            @Param("id") String aggregateId);
 
     @Select("SELECT count(*) FROM consumer_held_messages WHERE consumer_name = #{consumer}")
     long countHeld(@Param("consumer") String consumer);
