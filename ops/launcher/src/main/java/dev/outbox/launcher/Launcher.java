@@ -25,9 +25,12 @@ public final class Launcher implements AutoCloseable {
     private final List<AutoCloseable> started;
     private final ApiApp api;
     private final RelayApp relay;
+    private final LedgerConsumerApp ledger;
     private final Settings settings;
 
-    private Launcher(List<AutoCloseable> started, ApiApp api, RelayApp relay, Settings settings) {
+    private Launcher(List<AutoCloseable> started, ApiApp api, RelayApp relay, LedgerConsumerApp ledger,
+            Settings settings) {
+        this.ledger = ledger;
         this.started = started;
         this.api = api;
         this.relay = relay;
@@ -37,12 +40,13 @@ public final class Launcher implements AutoCloseable {
     public static Launcher start(Settings settings) {
         List<AutoCloseable> started = new ArrayList<>();
         try {
-            started.add(LedgerConsumerApp.start(settings));
+            LedgerConsumerApp ledger = LedgerConsumerApp.start(settings);
+            started.add(ledger);
             RelayApp relay = RelayApp.start(settings);
             started.add(relay);
             ApiApp api = ApiApp.start(settings);
             started.add(api);
-            return new Launcher(started, api, relay, settings);
+            return new Launcher(started, api, relay, ledger, settings);
         } catch (RuntimeException e) {
             closeAll(started);
             throw e;
@@ -72,7 +76,8 @@ public final class Launcher implements AutoCloseable {
                 + (startedMillis >= 0 ? " (ready in " + startedMillis + " ms)" : ""));
         lines.add("    API       http://localhost:" + port + "/orders");
         lines.add("    metrics   http://localhost:" + port + "/metrics (API), http://localhost:" + relay.httpPort()
-                + "/metrics (relay); health at /health/ready on both");
+                + "/metrics (relay), http://localhost:" + ledger.httpPort() + "/metrics (ledger consumer);"
+                + " health at /health/ready on each");
         lines.add("    database  " + db);
         lines.add("    broker    " + amqp);
         lines.addAll(embedded);
