@@ -93,7 +93,9 @@ class RelayLivenessIT {
                 // the stall must not end in a missed-heartbeat disconnect while the test looks on
                 "OUTBOX_AMQP_HEARTBEAT", "60s")));
         process.awaitOutput(Pattern.compile("relay " + relayId + " holds its liveness lock"), Duration.ofSeconds(30));
-        process.awaitOutput(Pattern.compile("connected to broker"), Duration.ofSeconds(30));
+        // one order published first: its channel is open and in confirm mode before the stall
+        List<UUID> warmUp = fx.placeAndCapture(MessageContext.none()).stream().map(NewOutboxMessage::id).toList();
+        await().atMost(Duration.ofSeconds(30)).until(() -> published(warmUp) == warmUp.size());
         proxy.stall();
         List<UUID> first = new ArrayList<>();
         List<UUID> all = new ArrayList<>();
@@ -189,7 +191,8 @@ class RelayLivenessIT {
         assertEquals(orders, fx.db.count("SELECT count(*) FROM message_outbox WHERE id = ANY(?)"
                 + " AND last_error_code IS NULL AND attempt_count = 1",
                 (Object) paused.firstVersions().toArray(UUID[]::new)));
-        List<TestBroker.Received> received = wire.await(paused.allRows().size(), Duration.ofSeconds(10));
+        // the warm-up order's two messages came first
+        List<TestBroker.Received> received = wire.await(paused.allRows().size() + 2, Duration.ofSeconds(10));
         Map<String, Long> copies = received.stream().collect(Collectors.groupingBy(TestBroker.Received::messageId,
                 Collectors.counting()));
         for (UUID id : paused.allRows()) {
