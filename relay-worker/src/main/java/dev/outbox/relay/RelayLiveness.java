@@ -68,7 +68,7 @@ final class RelayLiveness implements AutoCloseable {
     private final AtomicLong sweeps = new AtomicLong();
     private volatile boolean running = true;
     private volatile boolean held;
-    private volatile String state = "DOWN: not started";
+    private volatile String state = "DOWN: taking the liveness lock; not claiming yet";
     private volatile int backendPid = -1;
 
     RelayLiveness(LivenessConfig config, DatabaseConfig database, String relayId, RelayRegistry registry,
