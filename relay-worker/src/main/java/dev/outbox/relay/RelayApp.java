@@ -95,7 +95,7 @@ public final class RelayApp implements AutoCloseable {
             if (livenessConfig.enabled()) {
                 liveness = new RelayLiveness(livenessConfig, databaseConfig, config.relayId(), relays, relay.claims(),
                         relay::wakeUp, new ExponentialBackoff(config.reconnectInitial(), config.reconnectMax()),
-                        registry);
+                        config.backoff().size(), registry);
                 // before the relay starts: it claims nothing until it holds its lock and has taken back its rows
                 liveness.start();
                 started.add(liveness);

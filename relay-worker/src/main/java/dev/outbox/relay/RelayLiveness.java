@@ -4,6 +4,7 @@ import dev.outbox.messaging.ExponentialBackoff;
 import dev.outbox.persistence.DataAccessException;
 import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.persistence.outbox.OutboxMapper;
+import dev.outbox.persistence.outbox.OutboxStatus;
 import dev.outbox.persistence.relay.RelayLock;
 import dev.outbox.persistence.relay.RelayRegistry;
 import io.micrometer.core.instrument.Counter;
@@ -54,6 +55,7 @@ final class RelayLiveness implements AutoCloseable {
     private final ClaimGate gate;
     private final Runnable wakeUp;
     private final ExponentialBackoff backoff;
+    private final int maxAttempts;
     private final Thread holder;
     private final ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "relay-liveness-sweep");
@@ -72,7 +74,8 @@ final class RelayLiveness implements AutoCloseable {
     private volatile int backendPid = -1;
 
     RelayLiveness(LivenessConfig config, DatabaseConfig database, String relayId, RelayRegistry registry,
-            ClaimGate gate, Runnable wakeUp, ExponentialBackoff backoff, MeterRegistry meters) {
+            ClaimGate gate, Runnable wakeUp, ExponentialBackoff backoff, int maxAttempts, MeterRegistry meters) {
+        this.maxAttempts = maxAttempts;
         this.config = config;
         this.database = database;
         this.relayId = relayId;
@@ -226,8 +229,9 @@ final class RelayLiveness implements AutoCloseable {
         int total = 0;
         List<OutboxMapper.StaleLease> batch;
         do {
-            batch = registry.takeBackOwn(relayId, RELEASE_BATCH);
+            batch = registry.takeBackOwn(relayId, RELEASE_BATCH, maxAttempts);
             total += batch.size();
+            batch.forEach(RelayLiveness::logReleased);
         } while (batch.size() == RELEASE_BATCH);
         if (total > 0) {
             recovered.increment(total);
@@ -246,11 +250,10 @@ final class RelayLiveness implements AutoCloseable {
             Map<String, Integer> byRelay = new TreeMap<>();
             List<OutboxMapper.StaleLease> batch;
             do {
-                batch = registry.releaseDeadRelays(relayId, RELEASE_BATCH);
+                batch = registry.releaseDeadRelays(relayId, RELEASE_BATCH, maxAttempts);
                 for (OutboxMapper.StaleLease s : batch) {
                     byRelay.merge(s.lockedBy(), 1, Integer::sum);
-                    LOG.debug("gave back message_id={} of dead relay {}: now {} (RELAY_DIED)", s.id(), s.lockedBy(),
-                            s.status());
+                    logReleased(s);
                 }
             } while (batch.size() == RELEASE_BATCH);
             if (!byRelay.isEmpty()) {
@@ -273,6 +276,21 @@ final class RelayLiveness implements AutoCloseable {
         } catch (RuntimeException e) {
             errors.increment();
             LOG.error("dead-relay sweep failed; it runs again in {} ms", config.checkInterval().toMillis(), e);
+        }
+    }
+
+    private static void logReleased(OutboxMapper.StaleLease s) {
+        org.slf4j.MDC.put("message_id", s.id().toString());
+        try {
+            if (s.status() == OutboxStatus.PARKED) {
+                LOG.error("parked message_id={}: the relay holding it died again ({}), and its attempts are spent;"
+                        + " it may be what kills relays (RELAY_DIED)", s.id(), s.lockedBy());
+            } else {
+                LOG.debug("gave back message_id={} of dead relay {}: now {} (RELAY_DIED)", s.id(), s.lockedBy(),
+                        s.status());
+            }
+        } finally {
+            org.slf4j.MDC.remove("message_id");
         }
     }
 

@@ -28,13 +28,13 @@ public class RelayRegistry {
      * claiming in between.
      */
     @Transactional(force = true)
-    public List<OutboxMapper.StaleLease> releaseDeadRelays(String self, int limit) {
+    public List<OutboxMapper.StaleLease> releaseDeadRelays(String self, int limit, int maxAttempts) {
         List<String> dead = mapper.lockDeadRelays(self, RelayLock.NAMESPACE);
         if (dead.isEmpty()) {
             return List.of();
         }
         return mapper.releaseHeldBy(dead.toArray(String[]::new),
-                "died before it recorded an outcome (its liveness lock was free)", limit);
+                "died before it recorded an outcome (its liveness lock was free)", limit, maxAttempts);
     }
 
     /**
@@ -42,9 +42,9 @@ public class RelayRegistry {
      * previous incarnation that is gone. Called before the relay claims anything.
      */
     @Transactional(force = true)
-    public List<OutboxMapper.StaleLease> takeBackOwn(String relayId, int limit) {
+    public List<OutboxMapper.StaleLease> takeBackOwn(String relayId, int limit, int maxAttempts) {
         return mapper.releaseHeldBy(new String[] {relayId},
-                "was restarted before it recorded an outcome; the new incarnation gave it back", limit);
+                "was restarted before it recorded an outcome; the new incarnation gave it back", limit, maxAttempts);
     }
 
     /** Forgets dead relays that hold nothing and were last seen longer ago than {@code after}. */

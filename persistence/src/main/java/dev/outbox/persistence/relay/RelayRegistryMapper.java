@@ -21,10 +21,12 @@ public interface RelayRegistryMapper {
 
     /**
      * Gives back, due now and without counting the attempt, up to {@code limit} rows leased by
-     * {@code relayIds} ({@code RELAY_DIED}). Rows a concurrent statement holds are skipped.
+     * {@code relayIds} ({@code RELAY_DIED}). Rows a concurrent statement holds are skipped. A row
+     * whose last error was already {@code RELAY_DIED} counts the attempt and is parked once it has
+     * used {@code maxAttempts}: a row that kills its relay must not take the whole fleet down in turn.
      */
     List<OutboxMapper.StaleLease> releaseHeldBy(@Param("relayIds") String[] relayIds, @Param("why") String why,
-            @Param("limit") int limit);
+            @Param("limit") int limit, @Param("maxAttempts") int maxAttempts);
 
     /**
      * Deletes registered relays that are dead (lock free, taken for the transaction), hold no row
