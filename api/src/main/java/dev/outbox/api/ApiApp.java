@@ -11,6 +11,8 @@ import dev.outbox.api.health.MetricsResource;
 import dev.outbox.api.ops.OpsConfig;
 import dev.outbox.persistence.metrics.Metrics;
 import dev.outbox.persistence.metrics.OutboxGauges;
+import dev.outbox.persistence.metrics.RelayGauges;
+import dev.outbox.persistence.relay.RelayRegistry;
 import dev.outbox.persistence.ops.OutboxStatsReader;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -65,6 +67,7 @@ public final class ApiApp implements AutoCloseable {
                     Clock.systemUTC(), config.idempotencyRetention(), ops.relayLease())).with(overrides));
             PrometheusMeterRegistry registry = Metrics.registry("outbox-api");
             OutboxGauges.register(registry, injector.getInstance(OutboxStatsReader.class), Duration.ofSeconds(5));
+            RelayGauges.register(registry, injector.getInstance(RelayRegistry.class), Duration.ofSeconds(5));
             HttpServer server = HttpApi.start(injector, config, ops, new MetricsResource(registry),
                     new HealthResource(database, BrokerProbe.of(settings.optional("OUTBOX_AMQP_URI").orElse(null))));
             if (ops.operatorToken() == null) {

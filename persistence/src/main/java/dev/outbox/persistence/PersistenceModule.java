@@ -62,6 +62,7 @@ public final class PersistenceModule extends MyBatisModule {
         addMapperClass(dev.outbox.persistence.ops.OpsMapper.class);
         addMapperClass(dev.outbox.persistence.retention.RetentionMapper.class);
         addMapperClass(LedgerMapper.class);
+        addMapperClass(dev.outbox.persistence.relay.RelayRegistryMapper.class);
         extraMappers.forEach(this::addMapperClass);
 
         // bound before MyBatisModule binds its transaction interceptor, so it wraps it

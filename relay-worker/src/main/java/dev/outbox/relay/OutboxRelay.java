@@ -35,6 +35,7 @@ public final class OutboxRelay {
     private final Wakeup wakeup = new Wakeup();
     private final OutcomeRecorder recorder;
     private final WaitAnnouncer waits;
+    private final ClaimGate claims = new ClaimGate();
     private final List<PublishLane> lanes = new ArrayList<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "relay-timer");
@@ -52,7 +53,7 @@ public final class OutboxRelay {
         this.recorder = new OutcomeRecorder(config.relayId(), store, stats, config.markBatchSize(), wakeup::signal);
         this.waits = new WaitAnnouncer(config.relayId(), store);
         for (int i = 0; i < config.publishers(); i++) {
-            lanes.add(new PublishLane(i, config, store, session, recorder, backoff, stats, wakeup, waits));
+            lanes.add(new PublishLane(i, config, store, session, recorder, backoff, stats, wakeup, waits, claims));
         }
     }
 
@@ -89,6 +90,11 @@ public final class OutboxRelay {
     /** Wakes idle publishers now instead of at the end of their poll interval. */
     public void wakeUp() {
         wakeup.signal();
+    }
+
+    /** Whether lanes may claim now; {@link RelayLiveness} holds them back while it lacks the lock. */
+    ClaimGate claims() {
+        return claims;
     }
 
     public RelayStats stats() {

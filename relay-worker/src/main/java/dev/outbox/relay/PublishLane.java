@@ -41,6 +41,7 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
     private final RelayStats stats;
     private final Wakeup wakeup;
     private final WaitAnnouncer waits;
+    private final ClaimGate claims;
     private final ConcurrentLinkedQueue<Suspect> suspects = new ConcurrentLinkedQueue<>();
     private final ExponentialBackoff dbBackoff = new ExponentialBackoff(Duration.ofMillis(200), Duration.ofSeconds(5));
     private volatile ConfirmPublisher<OutboxRecord> publisher;
@@ -49,8 +50,9 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
     private Thread thread;
 
     PublishLane(int index, RelayConfig config, OutboxStore store, BrokerSession session, OutcomeRecorder recorder,
-            BackoffPolicy backoff, RelayStats stats, Wakeup wakeup, WaitAnnouncer waits) {
+            BackoffPolicy backoff, RelayStats stats, Wakeup wakeup, WaitAnnouncer waits, ClaimGate claims) {
         this.waits = waits;
+        this.claims = claims;
         this.index = index;
         this.config = config;
         this.store = store;
@@ -76,6 +78,10 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
                     if (!isolateSuspects()) {
                         session.awaitAvailable(Duration.ofSeconds(1));
                     }
+                    continue;
+                }
+                if (!claims.isOpen()) {
+                    claims.awaitOpen(Duration.ofSeconds(1));
                     continue;
                 }
                 Connection connection = session.connection();

@@ -16,8 +16,10 @@ import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.config.HealthReport;
 import dev.outbox.persistence.metrics.Metrics;
 import dev.outbox.persistence.metrics.OutboxGauges;
+import dev.outbox.persistence.metrics.RelayGauges;
 import dev.outbox.persistence.ops.OutboxStatsReader;
 import dev.outbox.persistence.outbox.OutboxStore;
+import dev.outbox.persistence.relay.RelayRegistry;
 import dev.outbox.persistence.retention.RetentionPolicy;
 import dev.outbox.persistence.retention.RetentionRun;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -42,10 +44,12 @@ public final class RelayApp implements AutoCloseable {
     private final ProcessEndpoint endpoint;
     private final RetentionSchedule retention;
     private final PendingListener listener;
+    private final RelayLiveness liveness;
 
     private RelayApp(Database database, BrokerSession session, OutboxRelay relay, ProcessEndpoint endpoint,
-            RetentionSchedule retention, PendingListener listener) {
+            RetentionSchedule retention, PendingListener listener, RelayLiveness liveness) {
         this.listener = listener;
+        this.liveness = liveness;
         this.database = database;
         this.session = session;
         this.relay = relay;
@@ -84,6 +88,18 @@ public final class RelayApp implements AutoCloseable {
                     .register(registry);
             Gauge.builder("outbox.relay.in_flight", relay, OutboxRelay::inFlight)
                     .description("messages sent and not yet confirmed").strongReference(true).register(registry);
+            RelayRegistry relays = injector.getInstance(RelayRegistry.class);
+            RelayGauges.register(registry, relays, Duration.ofSeconds(5));
+            LivenessConfig livenessConfig = LivenessConfig.from(settings);
+            RelayLiveness liveness = null;
+            if (livenessConfig.enabled()) {
+                liveness = new RelayLiveness(livenessConfig, databaseConfig, config.relayId(), relays, relay.claims(),
+                        relay::wakeUp, new ExponentialBackoff(config.reconnectInitial(), config.reconnectMax()),
+                        config.backoff().size(), registry);
+                // before the relay starts: it claims nothing until it holds its lock and has taken back its rows
+                liveness.start();
+                started.add(liveness);
+            }
             session.start();
             started.add(session);
             relay.start();
@@ -111,9 +127,16 @@ public final class RelayApp implements AutoCloseable {
             }
             ProcessEndpoint endpoint = null;
             if (httpPort >= 0) {
-                endpoint = ProcessEndpoint.start(httpHost, httpPort, registry, relay::isRunning,
-                        () -> HealthReport.of(Map.of("database", database.ping(),
-                                "broker", session.isAvailable() ? "UP" : "DOWN: " + session.lastError())));
+                RelayLiveness lv = liveness;
+                endpoint = ProcessEndpoint.start(httpHost, httpPort, registry, relay::isRunning, () -> {
+                    Map<String, String> checks = new java.util.LinkedHashMap<>();
+                    checks.put("database", database.ping());
+                    checks.put("broker", session.isAvailable() ? "UP" : "DOWN: " + session.lastError());
+                    if (lv != null) {
+                        checks.put("liveness", lv.health());
+                    }
+                    return HealthReport.of(checks);
+                });
                 LOG.info("relay metrics and health on http://{}:{}/metrics", httpHost, endpoint.port());
             }
             RetentionSchedule retention = null;
@@ -122,7 +145,7 @@ public final class RelayApp implements AutoCloseable {
                 retention.start();
             }
             LOG.info("relay settings: {}", settings.describe());
-            return new RelayApp(database, session, relay, endpoint, retention, listener);
+            return new RelayApp(database, session, relay, endpoint, retention, listener, liveness);
         } catch (IOException e) {
             closeAll(started);
             database.close();
@@ -172,6 +195,11 @@ public final class RelayApp implements AutoCloseable {
         return listener;
     }
 
+    /** The liveness lock holder, or null when {@code OUTBOX_RELAY_LIVENESS=false}. */
+    RelayLiveness liveness() {
+        return liveness;
+    }
+
     public OutboxRelay relay() {
         return relay;
     }
@@ -190,6 +218,10 @@ public final class RelayApp implements AutoCloseable {
                 listener.close();
             }
             relay.stop();
+            if (liveness != null) {
+                // only now: until the relay has given back or recorded its rows, they stay its own
+                liveness.close();
+            }
         } finally {
             if (endpoint != null) {
                 endpoint.close();

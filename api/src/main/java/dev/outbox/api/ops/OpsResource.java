@@ -7,6 +7,7 @@ import dev.outbox.persistence.ops.BulkRetryFilter;
 import dev.outbox.persistence.ops.OutboxQuery;
 import dev.outbox.persistence.outbox.ErrorCode;
 import dev.outbox.persistence.outbox.OutboxStatus;
+import dev.outbox.persistence.relay.RelayRegistry;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -34,10 +35,12 @@ import java.util.UUID;
 @Consumes(MediaType.APPLICATION_JSON)
 public final class OpsResource {
     private final OpsService ops;
+    private final RelayRegistry relays;
 
     @Inject
-    public OpsResource(OpsService ops) {
+    public OpsResource(OpsService ops, RelayRegistry relays) {
         this.ops = ops;
+        this.relays = relays;
     }
 
     @GET
@@ -150,6 +153,13 @@ public final class OpsResource {
     public OpsViews.ActionResult release(@PathParam("id") String id, OpsViews.ReasonRequest body,
             @Context ContainerRequestContext request) {
         return ops.releaseLease(id(id), OpsPrincipal.of(request), body == null ? null : body.reason());
+    }
+
+    /** Every registered relay: alive while it holds its liveness lock (V7), and the rows it holds. */
+    @GET
+    @Path("/relays")
+    public OpsViews.Relays relays() {
+        return OpsViews.Relays.of(relays.list());
     }
 
     @GET

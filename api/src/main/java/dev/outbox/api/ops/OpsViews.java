@@ -8,6 +8,7 @@ import dev.outbox.persistence.json.Json;
 import dev.outbox.persistence.ops.AuditEntry;
 import dev.outbox.persistence.ops.Reconciliation;
 import dev.outbox.persistence.outbox.OutboxRecord;
+import dev.outbox.persistence.relay.RelayView;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -89,6 +90,25 @@ public final class OpsViews {
     }
 
     public record AuditPage(List<Audit> items, String next) {
+    }
+
+    /**
+     * A registered relay. {@code alive}: some session holds its liveness lock now; a dead relay's
+     * leased rows are given back within seconds by any live one ({@code RELAY_DIED}).
+     */
+    public record Relay(String relayId, boolean alive, String host, Long pid, Integer databaseBackendPid,
+            Instant startedAt, Instant heartbeatAt, Instant registeredAt, long inProgress, Instant oldestLeaseAt) {
+        static Relay of(RelayView v) {
+            return new Relay(v.relayId(), v.alive(), v.host(), v.pid(), v.backendPid(), v.startedAt(), v.heartbeatAt(),
+                    v.registeredAt(), v.inProgress(), v.oldestLeaseAt());
+        }
+    }
+
+    public record Relays(long live, List<Relay> items) {
+        static Relays of(List<RelayView> views) {
+            List<Relay> items = views.stream().map(Relay::of).toList();
+            return new Relays(items.stream().filter(Relay::alive).count(), items);
+        }
     }
 
     public record Reconcile(boolean ok, List<Reconciliation.OrderMissingEvent> ordersMissingEvents,

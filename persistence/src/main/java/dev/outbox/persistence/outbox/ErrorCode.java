@@ -26,7 +26,12 @@ public enum ErrorCode {
     /** The relay's lease expired before it could record an outcome; the row went back to retry. */
     STALE_LOCK(true),
     /** Set by an operator action (cancel, manual park). */
-    OPERATOR(false);
+    OPERATOR(false),
+    /**
+     * The relay holding the lease died (its liveness lock was free); the row was given back due
+     * now without counting the attempt.
+     */
+    RELAY_DIED(true);
 
     private final boolean retryable;
 

@@ -1,0 +1,135 @@
+package dev.outbox.persistence;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.inject.Guice;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.persistence.outbox.OutboxMapper;
+import dev.outbox.persistence.relay.RelayLock;
+import dev.outbox.persistence.relay.RelayRegistry;
+import dev.outbox.testkit.TestDatabase;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The relay registry's recovery against real sessions and locks: a dead relay is one whose lock
+ * nobody holds; its rows come back without counting the attempt, except when the row was already
+ * given back by a dead relay last time: then it counts, so a row that kills every relay that takes
+ * it is parked once its attempts are spent instead of crashing the fleet forever.
+ */
+class RelayRegistryIT {
+    private static final TestDatabase DB = TestDatabase.get();
+    private static final int MAX_ATTEMPTS = 5;
+    private static HikariDataSource pool;
+    private static RelayRegistry registry;
+
+    @BeforeAll
+    static void start() {
+        pool = DataSources.create(DatabaseConfig.of(DB.url(), DB.user(), DB.password(), "relay-registry-it")
+                .withPoolSize(4));
+        registry = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(30)))
+                .getInstance(RelayRegistry.class);
+    }
+
+    @AfterAll
+    static void stop() {
+        pool.close();
+    }
+
+    @BeforeEach
+    void clean() {
+        DB.reset();
+    }
+
+    private static RelayLock lock(String relayId) {
+        return RelayLock.connect(DatabaseConfig.of(DB.url(), DB.user(), DB.password(), "relay-registry-it"), relayId,
+                Duration.ofSeconds(10));
+    }
+
+    /** Registers {@code relayId}, takes its lock, and ends the session as a SIGKILL would: the relay died. */
+    private static void deadRelay(String relayId) {
+        try (RelayLock l = lock(relayId)) {
+            assertTrue(l.tryAcquire());
+            // returns once the backend is gone, and its lock with it
+            assertEquals(Boolean.TRUE, DB.scalar("SELECT pg_terminate_backend(?, 10000)", l.backendPid()));
+        }
+    }
+
+    private static UUID leased(String relayId, int attempts, String lastErrorCode) {
+        UUID id = UUID.randomUUID();
+        DB.update("INSERT INTO message_outbox (id, aggregate_type, aggregate_id, message_type, exchange_name,"
+                + " routing_key, payload, status, locked_by, locked_at, lease_token, attempt_count, last_error_code)"
+                + " VALUES (?, 'order', ?, 'order.created', 'orders.events', 'order.created', '{}'::jsonb,"
+                + " 'IN_PROGRESS', ?, now(), nextval('message_outbox_lease_token_seq'), ?, ?)",
+                id, UUID.randomUUID().toString(), relayId, attempts, lastErrorCode);
+        return id;
+    }
+
+    private static Map<String, Object> row(UUID id) {
+        return DB.rows("SELECT status, attempt_count, last_error_code, locked_by FROM message_outbox WHERE id = ?", id)
+                .get(0);
+    }
+
+    @Test
+    void onlyDeadRelaysLoseTheirRowsAndTheAttemptIsNotCounted() {
+        try (RelayLock live = lock("relay-live"); RelayLock self = lock("relay-self")) {
+            assertTrue(live.tryAcquire());
+            assertTrue(self.tryAcquire());
+            deadRelay("relay-dead");
+            UUID ofLive = leased("relay-live", 1, null);
+            UUID ofSelf = leased("relay-self", 1, null);
+            UUID ofDead = leased("relay-dead", 1, null);
+            UUID ofDeadRetried = leased("relay-dead", 3, "NACKED");
+            UUID ofUnregistered = leased("relay-before-v7", 1, null);
+
+            assertEquals(2, registry.releaseDeadRelays("relay-self", 100, MAX_ATTEMPTS).size());
+
+            assertEquals(Map.of("status", "PENDING", "attempt_count", 0, "last_error_code", "RELAY_DIED"),
+                    withoutLock(row(ofDead)));
+            assertEquals(Map.of("status", "RETRYABLE_FAILED", "attempt_count", 2, "last_error_code", "RELAY_DIED"),
+                    withoutLock(row(ofDeadRetried)));
+            assertEquals("IN_PROGRESS", row(ofLive).get("status"), "a live relay keeps its rows");
+            assertEquals("IN_PROGRESS", row(ofSelf).get("status"), "the sweeper never judges itself");
+            assertEquals("IN_PROGRESS", row(ofUnregistered).get("status"), "left to the lease");
+            assertEquals(2, registry.live(), "relay-live and relay-self hold their locks");
+        }
+    }
+
+    @Test
+    void aRowThatADeadRelayHeldLastTimeTooCountsTheAttemptAndIsParkedWhenTheyAreSpent() {
+        deadRelay("relay-dead");
+        UUID again = leased("relay-dead", 2, "RELAY_DIED");
+        UUID poison = leased("relay-dead", MAX_ATTEMPTS, "RELAY_DIED");
+        assertEquals(2, registry.releaseDeadRelays("relay-other", 100, MAX_ATTEMPTS).size());
+        assertEquals(Map.of("status", "RETRYABLE_FAILED", "attempt_count", 2, "last_error_code", "RELAY_DIED"),
+                withoutLock(row(again)));
+        assertEquals(Map.of("status", "PARKED", "attempt_count", MAX_ATTEMPTS, "last_error_code", "RELAY_DIED"),
+                withoutLock(row(poison)));
+    }
+
+    @Test
+    void aRestartedRelayTakesBackOnlyItsOwnRows() {
+        try (RelayLock me = lock("relay-phoenix")) {
+            assertTrue(me.tryAcquire());
+            UUID mine = leased("relay-phoenix", 1, null);
+            UUID other = leased("relay-other", 1, null);
+            List<OutboxMapper.StaleLease> back = registry.takeBackOwn("relay-phoenix", 100, MAX_ATTEMPTS);
+            assertEquals(List.of(mine), back.stream().map(OutboxMapper.StaleLease::id).toList());
+            assertEquals("PENDING", row(mine).get("status"));
+            assertEquals("IN_PROGRESS", row(other).get("status"));
+        }
+    }
+
+    private static Map<String, Object> withoutLock(Map<String, Object> row) {
+        assertEquals(null, row.get("locked_by"));
+        return Map.of("status", row.get("status"), "attempt_count", row.get("attempt_count"), "last_error_code",
+                row.get("last_error_code"));
+    }
+}

@@ -1,0 +1,346 @@
+package dev.outbox.relay;
+
+import dev.outbox.messaging.ExponentialBackoff;
+import dev.outbox.persistence.DataAccessException;
+import dev.outbox.persistence.DatabaseConfig;
+import dev.outbox.persistence.outbox.OutboxMapper;
+import dev.outbox.persistence.outbox.OutboxStatus;
+import dev.outbox.persistence.relay.RelayLock;
+import dev.outbox.persistence.relay.RelayRegistry;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Ties this relay's leases to its life, so that the rows of a relay that dies come back in
+ * seconds instead of after the lease, while a relay that is only slow or paused keeps them.
+ *
+ * <p>A thread holds the relay's {@link RelayLock} (a session-level advisory lock on a connection
+ * of its own) and checks that session every {@link LivenessConfig#checkInterval()}. Claims are
+ * allowed ({@link ClaimGate}) only while the lock is held: without it, other relays give this
+ * relay's rows away, and its marks on them are refused by the fence. When the session is lost
+ * (terminated backend, database restart, network), the gate closes, the loss is logged and
+ * counted, and the thread reconnects and takes the lock again. It never takes a lock another
+ * process holds: a second process with the same {@code OUTBOX_RELAY_ID} waits, loudly.
+ *
+ * <p>The first time it holds the lock, before any claim, it gives back the rows still leased to
+ * its relay id: a previous incarnation left them when it died.
+ *
+ * <p>A sweep, on another thread at the same interval, gives back the rows of registered relays
+ * whose lock nobody holds ({@code RELAY_DIED}), due now and without counting the attempt. Rows of
+ * relays that are not registered are left to the lease ({@code STALE_LOCK}).
+ */
+final class RelayLiveness implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RelayLiveness.class);
+    private static final int RELEASE_BATCH = 1_000;
+    /** Forgetting long-dead relays is housekeeping: once every this many sweeps is plenty. */
+    private static final int FORGET_EVERY = 300;
+
+    private final LivenessConfig config;
+    private final DatabaseConfig database;
+    private final String relayId;
+    private final RelayRegistry registry;
+    private final ClaimGate gate;
+    private final Runnable wakeUp;
+    private final ExponentialBackoff backoff;
+    private final int maxAttempts;
+    private final Thread holder;
+    private final ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "relay-liveness-sweep");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Counter recovered;
+    private final Counter lost;
+    private final Counter refused;
+    private final Counter errors;
+    private final AtomicLong acquisitions = new AtomicLong();
+    private final AtomicLong sweeps = new AtomicLong();
+    private volatile boolean running = true;
+    private volatile boolean held;
+    private volatile String state = "DOWN: taking the liveness lock; not claiming yet";
+    private volatile int backendPid = -1;
+
+    RelayLiveness(LivenessConfig config, DatabaseConfig database, String relayId, RelayRegistry registry,
+            ClaimGate gate, Runnable wakeUp, ExponentialBackoff backoff, int maxAttempts, MeterRegistry meters) {
+        this.maxAttempts = maxAttempts;
+        this.config = config;
+        this.database = database;
+        this.relayId = relayId;
+        this.registry = registry;
+        this.gate = gate;
+        this.wakeUp = wakeUp;
+        this.backoff = backoff;
+        this.holder = new Thread(this::hold, "relay-liveness");
+        this.holder.setDaemon(true);
+        recovered = Counter.builder("outbox.rows.recovered.from.dead.relays")
+                .description("leased rows this relay gave back because the relay holding them died (RELAY_DIED),"
+                        + " including its own previous incarnation's at start")
+                .register(meters);
+        lost = Counter.builder("outbox.relay.liveness.lost")
+                .description("times this relay lost its liveness lock and stopped claiming until it had it again")
+                .register(meters);
+        refused = Counter.builder("outbox.relay.liveness.refused")
+                .description("attempts to take the liveness lock refused because another process holds this relay id")
+                .register(meters);
+        errors = Counter.builder("outbox.relay.liveness.errors")
+                .description("failed liveness checks and dead-relay sweeps (each is retried)").register(meters);
+        Gauge.builder("outbox.relay.liveness.held", this, l -> l.held ? 1 : 0).strongReference(true)
+                .description("1 while this relay holds its liveness lock and may claim").register(meters);
+    }
+
+    /** Closes the claim gate until the lock is held, then starts holding it and sweeping. */
+    void start() {
+        gate.close("waiting for the liveness lock");
+        holder.start();
+        long every = config.checkInterval().toMillis();
+        sweeper.scheduleWithFixedDelay(this::sweep, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    boolean holdsLock() {
+        return held;
+    }
+
+    /** {@code UP}, or {@code DOWN: why} while this relay does not hold its lock (and claims nothing). */
+    String health() {
+        return state;
+    }
+
+    /** Times the lock was taken: 1 after start, more after each loss. */
+    long acquisitions() {
+        return acquisitions.get();
+    }
+
+    long lost() {
+        return (long) lost.count();
+    }
+
+    long refused() {
+        return (long) refused.count();
+    }
+
+    long recovered() {
+        return (long) recovered.count();
+    }
+
+    /** Completed sweeps, whether or not they found a dead relay. */
+    long sweeps() {
+        return sweeps.get();
+    }
+
+    /** The database backend of the lock's session, -1 while there is none. */
+    int backendPid() {
+        return backendPid;
+    }
+
+    private void hold() {
+        boolean tookBack = false;
+        int failures = 0;
+        while (running) {
+            RelayLock lock = null;
+            try {
+                lock = RelayLock.connect(database, relayId, config.silentHostTimeout());
+                long refusals = 0;
+                while (running && !lock.tryAcquire()) {
+                    refused.increment();
+                    state = "DOWN: relay id " + relayId + " is in use by another process; not claiming";
+                    if (refusals % 30 == 0) {
+                        LOG.error("relay id {} is in use: its liveness lock is held by {}. This process claims nothing"
+                                + " until that one is gone; two live processes must never share OUTBOX_RELAY_ID",
+                                relayId, lock.holder());
+                    }
+                    refusals++;
+                    Thread.sleep(config.checkInterval().toMillis());
+                }
+                if (!running) {
+                    return;
+                }
+                lock.recordIncarnation(host(), ProcessHandle.current().pid(), processStart());
+                if (!tookBack) {
+                    takeBackOwnRows();
+                    tookBack = true;
+                }
+                backendPid = lock.backendPid();
+                held = true;
+                state = "UP";
+                acquisitions.incrementAndGet();
+                gate.open();
+                if (failures > 0 || acquisitions.get() > 1) {
+                    LOG.info("relay {} holds its liveness lock again (database backend {}); claiming resumes", relayId,
+                            backendPid);
+                } else {
+                    LOG.info("relay {} holds its liveness lock (database backend {}, key {})", relayId, backendPid,
+                            lock.lockKey());
+                }
+                failures = 0;
+                while (running) {
+                    Thread.sleep(config.checkInterval().toMillis());
+                    lock.heartbeat();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                // DataAccessException (session gone, database down) or a surprise: never let the thread die
+                failures++;
+                errors.increment();
+                String why = e instanceof DataAccessException ? e.getMessage() : e.toString();
+                if (held) {
+                    held = false;
+                    lost.increment();
+                    gate.close("lost the liveness lock: " + why);
+                    LOG.error("relay {} lost its liveness lock ({}): it claims nothing until it holds the lock again;"
+                            + " other relays may now give away the rows it has in flight, and the fence will refuse its"
+                            + " marks on those", relayId, why, e instanceof DataAccessException ? null : e);
+                } else if (failures == 1 || Integer.bitCount(failures) == 1) {
+                    LOG.warn("relay {} cannot take its liveness lock ({}); attempt {} failed, not claiming", relayId,
+                            why, failures);
+                }
+                state = "DOWN: no liveness lock (" + why + "); not claiming";
+                backendPid = -1;
+                if (!pause(backoff.delay(failures).toMillis())) {
+                    return;
+                }
+            } finally {
+                if (!running) {
+                    held = false;
+                }
+                if (lock != null) {
+                    release(lock);
+                }
+            }
+        }
+    }
+
+    /** Runs before the gate first opens: nothing of this process is leased yet. */
+    private void takeBackOwnRows() {
+        int total = 0;
+        List<OutboxMapper.StaleLease> batch;
+        do {
+            batch = registry.takeBackOwn(relayId, RELEASE_BATCH, maxAttempts);
+            total += batch.size();
+            batch.forEach(RelayLiveness::logReleased);
+        } while (batch.size() == RELEASE_BATCH);
+        if (total > 0) {
+            recovered.increment(total);
+            LOG.warn("relay {} took back {} row(s) its previous incarnation had leased and not recorded (RELAY_DIED);"
+                    + " they are due now and may be published a second time (consumers deduplicate on messageId)",
+                    relayId, total);
+        }
+    }
+
+    private void sweep() {
+        try {
+            if (!held) {
+                // a relay without its own lock is the suspect one; it leaves the judging to others
+                return;
+            }
+            Map<String, Integer> byRelay = new TreeMap<>();
+            List<OutboxMapper.StaleLease> batch;
+            do {
+                batch = registry.releaseDeadRelays(relayId, RELEASE_BATCH, maxAttempts);
+                for (OutboxMapper.StaleLease s : batch) {
+                    byRelay.merge(s.lockedBy(), 1, Integer::sum);
+                    logReleased(s);
+                }
+            } while (batch.size() == RELEASE_BATCH);
+            if (!byRelay.isEmpty()) {
+                int total = byRelay.values().stream().mapToInt(Integer::intValue).sum();
+                recovered.increment(total);
+                LOG.warn("relay(s) died holding leases (their liveness lock is free): gave back {} row(s), due now,"
+                        + " attempt not counted (RELAY_DIED): {}", total, byRelay);
+                wakeUp.run();
+            }
+            if (sweeps.incrementAndGet() % FORGET_EVERY == 0) {
+                List<String> forgotten = registry.forgetDead(config.forgetAfter());
+                if (!forgotten.isEmpty()) {
+                    LOG.info("forgot {} relay(s) dead for over {}: {}", forgotten.size(), config.forgetAfter(),
+                            forgotten);
+                }
+            }
+        } catch (DataAccessException e) {
+            errors.increment();
+            LOG.warn("dead-relay sweep skipped: {}", e.getMessage());
+        } catch (RuntimeException e) {
+            errors.increment();
+            LOG.error("dead-relay sweep failed; it runs again in {} ms", config.checkInterval().toMillis(), e);
+        }
+    }
+
+    private static void logReleased(OutboxMapper.StaleLease s) {
+        org.slf4j.MDC.put("message_id", s.id().toString());
+        try {
+            if (s.status() == OutboxStatus.PARKED) {
+                LOG.error("parked message_id={}: the relay holding it died again ({}), and its attempts are spent;"
+                        + " it may be what kills relays (RELAY_DIED)", s.id(), s.lockedBy());
+            } else {
+                LOG.debug("gave back message_id={} of dead relay {}: now {} (RELAY_DIED)", s.id(), s.lockedBy(),
+                        s.status());
+            }
+        } finally {
+            org.slf4j.MDC.remove("message_id");
+        }
+    }
+
+    private void release(RelayLock lock) {
+        try {
+            lock.close();
+        } catch (DataAccessException e) {
+            // the session is already broken; PostgreSQL frees the lock when it notices
+            LOG.debug("closing the liveness connection: {}", e.getMessage());
+        }
+    }
+
+    private boolean pause(long millis) {
+        try {
+            Thread.sleep(millis);
+            return running;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static String host() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "unknown-host";
+        }
+    }
+
+    private static Instant processStart() {
+        return ProcessHandle.current().info().startInstant().orElseGet(Instant::now);
+    }
+
+    /**
+     * Stops sweeping and gives up the lock (closing its session). Call after the relay stopped:
+     * from then on other relays may recover whatever it left leased.
+     */
+    @Override
+    public void close() {
+        running = false;
+        sweeper.shutdownNow();
+        holder.interrupt();
+        try {
+            holder.join(10_000);
+            sweeper.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        held = false;
+        state = "DOWN: stopped";
+    }
+}
