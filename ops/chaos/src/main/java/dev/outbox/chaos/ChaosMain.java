@@ -96,7 +96,7 @@ public final class ChaosMain {
                 List<Invariants.Check> checks = new Invariants(env, load, observer,
                         List.copyOf(faults.databaseOutages), deadLettered).check();
                 ChaosReport report = new ChaosReport(o, env, plan, load, faults, fleet, observer, checks, exits,
-                        consumerTotals, loadSeconds, quiet, seconds(t0), loadStart, faultsEnd);
+                        consumerTotals, loadSeconds, quiet, seconds(t0), loadStart, faultsEnd, (loadStartNanos - t0) / 1e9);
                 String markdown = report.markdown();
                 Files.writeString(o.out().resolve("report.md"), markdown, StandardCharsets.UTF_8);
                 Files.writeString(o.out().resolve("faults.md"), report.faultLog(), StandardCharsets.UTF_8);

@@ -24,10 +24,12 @@ final class ChaosReport {
     private final double totalSeconds;
     private final double loadStart;
     private final double faultsEnd;
+    private final double loadOffset;
 
     ChaosReport(ChaosOptions o, ChaosEnv env, FaultPlan plan, Workload load, Faults faults, Fleet fleet,
             Observer observer, List<Invariants.Check> checks, Map<String, Integer> exits, long[] consumerTotals,
-            double loadSeconds, double quietSeconds, double totalSeconds, double loadStart, double faultsEnd) {
+            double loadSeconds, double quietSeconds, double totalSeconds, double loadStart, double faultsEnd,
+            double loadOffset) {
         this.o = o;
         this.env = env;
         this.plan = plan;
@@ -43,6 +45,7 @@ final class ChaosReport {
         this.totalSeconds = totalSeconds;
         this.loadStart = loadStart;
         this.faultsEnd = faultsEnd;
+        this.loadOffset = loadOffset;
     }
 
     String markdown() {
@@ -159,14 +162,15 @@ final class ChaosReport {
     }
 
     String faultLog() {
-        StringBuilder md = new StringBuilder("# Fault schedule, seed " + o.seed() + "\n\n| planned at | kind | target |"
-                + " length | started | ended | outcome |\n|---|---|---|---|---|---|---|\n");
+        StringBuilder md = new StringBuilder("# Fault schedule, seed " + o.seed() + "\n\nSeconds since the load"
+                + " started; \"ended\" is when the fault had undone itself (restart, SIGCONT, restore).\n\n"
+                + "| planned at | kind | target | length | started | ended | outcome |\n|---|---|---|---|---|---|---|\n");
         List<Faults.Done> done = new ArrayList<>(faults.done);
         done.sort(Comparator.comparingDouble(Faults.Done::startSeconds));
         for (Faults.Done d : done) {
             md.append(String.format("| %.1f s | %s | %d | %d ms | %.1f s | %.1f s | %s |%n", d.fault().at().toMillis()
-                    / 1000.0, d.fault().kind(), d.fault().target(), d.fault().length().toMillis(), d.startSeconds(),
-                    d.endSeconds(), d.outcome()));
+                    / 1000.0, d.fault().kind(), d.fault().target(), d.fault().length().toMillis(),
+                    d.startSeconds() - loadOffset, d.endSeconds() - loadOffset, d.outcome()));
         }
         return md.toString();
     }
@@ -190,7 +194,8 @@ final class ChaosReport {
     }
 
     private static double percentile(List<Double> sorted, double p) {
-        return sorted.get((int) Math.min(sorted.size() - 1, Math.floor(p * sorted.size())));
+        // nearest rank: the p50 of two values is the lower one, not the max
+        return sorted.get((int) Math.max(0, Math.ceil(p * sorted.size()) - 1));
     }
 
     private static String secs(Object v) {
