@@ -125,6 +125,19 @@ final class ChaosReport {
         row(md, "commit to consume during faults (first application by the ledger), p50 / p99 / max",
                 String.format("%s / %s / %s s over %s events", secs(delay.get("p50")), secs(delay.get("p99")),
                         secs(delay.get("mx")), delay.get("n")));
+        Map<String, Object> split = env.rows("SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY p) p50p,"
+                + " percentile_cont(0.99) WITHIN GROUP (ORDER BY p) p99p, max(p) mxp,"
+                + " percentile_cont(0.5) WITHIN GROUP (ORDER BY c) p50c, percentile_cont(0.99) WITHIN GROUP (ORDER BY c)"
+                + " p99c, max(c) mxc FROM (SELECT extract(epoch FROM m.published_at - m.created_at)::float8 p,"
+                + " greatest(0, extract(epoch FROM j.first - m.published_at))::float8 c FROM message_outbox m"
+                + " JOIN (SELECT message_id, min(applied_at) first FROM ledger_journal GROUP BY message_id) j"
+                + " ON j.message_id = m.id::text WHERE extract(epoch FROM m.created_at) BETWEEN ? AND ?) s", loadStart,
+                faultsEnd).get(0);
+        row(md, "&nbsp;&nbsp;of which commit to PUBLISHED (relays), p50 / p99 / max", String.format("%s / %s / %s s",
+                secs(split.get("p50p")), secs(split.get("p99p")), secs(split.get("mxp"))));
+        row(md, "&nbsp;&nbsp;of which PUBLISHED to applied (broker and consumers; a row published again after"
+                + " stale recovery counts from its last publication), p50 / p99 / max", String.format("%s / %s / %s s",
+                secs(split.get("p50c")), secs(split.get("p99c")), secs(split.get("mxc"))));
         row(md, "messages the relays published more than once (seen on the observer queue)", observer.duplicateIds()
                 + " (" + observer.extraCopies() + " extra copies), every one absorbed unless invariant 2 or 3 says otherwise");
         row(md, "duplicates / stale copies the consumers absorbed (processes that stopped cleanly; a killed one's"
