@@ -88,7 +88,7 @@ record ChaosOptions(long seed, boolean shortRun, Duration duration, long orders,
             seed = new java.security.SecureRandom().nextLong() & 0xffff_ffffL;
         }
         if (duration == null) {
-            duration = shortRun ? Duration.ofSeconds(45) : Duration.ofMinutes(5);
+            duration = shortRun ? Duration.ofSeconds(40) : Duration.ofMinutes(5);
         }
         if (out == null) {
             out = Path.of("ops", "chaos", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern(

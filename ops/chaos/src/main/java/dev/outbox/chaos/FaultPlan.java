@@ -77,8 +77,19 @@ record FaultPlan(List<Fault> faults) {
                 case PROXY_CUT -> Duration.ofMillis(500 + rnd.nextInt(5_000));
                 case CLOSE_CONNECTION, PG_TERMINATE -> Duration.ZERO;
             };
+            long room = windowMs - 500 - t;
+            long shortest = switch (kind) {
+                case PAUSE_RELAY -> lease.toMillis() + 1_000;
+                case BROKER_RESTART -> 2_000;
+                case PROXY_LATENCY -> 1_000;
+                default -> 300;
+            };
+            if (length.toMillis() > room && shortest <= room) {
+                // cut to fit: every fault ends inside the window, and a short run still sees every kind
+                length = Duration.ofMillis(room);
+            }
             if (t + length.toMillis() > windowMs - 500) {
-                // would outlast the window: a short kind instead, so the schedule's density stays
+                // would outlast the window even so: a short kind instead, so the schedule's density stays
                 List<Kind> instant = kinds.stream().filter(k -> k == Kind.PG_TERMINATE || k == Kind.CLOSE_CONNECTION
                         || k == Kind.KILL_CONSUMER || k == Kind.KILL_API).toList();
                 kind = instant.get(rnd.nextInt(instant.size()));

@@ -24,7 +24,7 @@ class FaultPlanTest {
     @Test
     void aShortRunCoversEveryKindAndEveryFaultEndsInsideTheWindow() {
         for (long seed = 0; seed < 200; seed++) {
-            Duration window = Duration.ofSeconds(45);
+            Duration window = Duration.ofSeconds(40); // --short
             FaultPlan plan = FaultPlan.draw(seed, window, Duration.ofMillis(2500), LEASE, true, true);
             Set<FaultPlan.Kind> kinds = plan.faults().stream().map(FaultPlan.Fault::kind)
                     .collect(Collectors.toCollection(() -> EnumSet.noneOf(FaultPlan.Kind.class)));
