@@ -12,6 +12,8 @@ import dev.outbox.persistence.ledger.LedgerMapper;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.math.BigDecimal;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +24,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The sample consumer's effect: one ledger entry per captured payment and one per refund. It
  * sees every order event (its queue binds them all, so ordered apply can see every version);
- * events other than payments change nothing in the ledger.
+ * events other than payments change nothing in the ledger. Every event it applies, payment or
+ * not, is written to {@code ledger_journal} in the same transaction, with the process that
+ * applied it: the record from which order and completeness can be checked after the fact.
  */
 @Singleton
 public class LedgerHandler implements MessageHandler {
@@ -30,6 +34,7 @@ public class LedgerHandler implements MessageHandler {
 
     private final LedgerMapper ledger;
     private final Clock clock;
+    private final String instanceId = instanceId();
 
     @Inject
     public LedgerHandler(LedgerMapper ledger, Clock clock) {
@@ -39,6 +44,8 @@ public class LedgerHandler implements MessageHandler {
 
     @Override
     public void apply(InboundMessage message) throws NonRetryableMessageException {
+        ledger.journal(LedgerConsumerApp.CONSUMER_NAME, instanceId, message.aggregateType(), message.aggregateId(),
+                message.aggregateVersion(), message.messageId(), message.messageType());
         String entryType;
         if (EventType.PAYMENT_CAPTURED.messageType().equals(message.messageType())) {
             entryType = LedgerEntry.CAPTURE;
@@ -57,6 +64,17 @@ public class LedgerHandler implements MessageHandler {
             LOG.info("ledger already has a {} entry for payment {}; message_id={} changes nothing", entryType,
                     entry.paymentId(), message.messageId());
         }
+    }
+
+    /** Host name and pid, like a relay's default id: names the process in the journal. */
+    private static String instanceId() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            host = "unknown-host";
+        }
+        return host + "-" + ProcessHandle.current().pid();
     }
 
     private static Map<?, ?> validPayload(InboundMessage message) throws NonRetryableMessageException {

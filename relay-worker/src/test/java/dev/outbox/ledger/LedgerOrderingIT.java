@@ -94,7 +94,7 @@ class LedgerOrderingIT {
     }
 
     @Test
-    void aRefundDeliveredBeforeItsCaptureIsBookedAfterIt() {
+    void aRefundDeliveredBeforeItsCaptureIsBookedAfterIt() throws Exception {
         int orders = 40;
         List<OutboundMessage> wire = new ArrayList<>();
         List<String> orderIds = new ArrayList<>();
@@ -115,7 +115,14 @@ class LedgerOrderingIT {
             List<Object> types = db.rows("SELECT entry_type FROM ledger_entries WHERE order_id = ?::uuid"
                     + " ORDER BY entry_seq", id).stream().map(r -> r.get("entry_type")).toList();
             assertEquals(List.of("CAPTURE", "REFUND"), types, "order " + id);
+            // the journal shows every version applied, in order, each once, whichever instance took it
+            List<Object> versions = db.rows("SELECT aggregate_version FROM ledger_journal WHERE consumer_name = 'ledger'"
+                    + " AND aggregate_type = 'order' AND aggregate_id = ? ORDER BY seq", id).stream()
+                    .map(r -> r.get("aggregate_version")).toList();
+            assertEquals(List.of(1L, 2L, 3L, 4L), versions, "journal of order " + id);
         }
+        assertEquals(List.of(java.util.Map.of("instance_id", java.net.InetAddress.getLocalHost().getHostName() + "-"
+                + ProcessHandle.current().pid())), db.rows("SELECT DISTINCT instance_id FROM ledger_journal"));
         long held = consumers.stream().mapToLong(c -> c.runner().held()).sum();
         assertTrue(held > 0, "refunds that arrived first were held, not applied or dropped");
         assertEquals(0, db.count("SELECT count(*) FROM consumer_held_messages"));
@@ -138,6 +145,7 @@ class LedgerOrderingIT {
                 .mapToLong(c -> c.runner().duplicates() + c.runner().stale()).sum() == 8L * orders);
         assertEquals(2L * orders, db.count("SELECT count(*) FROM ledger_entries"));
         assertEquals(4L * orders, db.count("SELECT count(*) FROM processed_messages"));
+        assertEquals(4L * orders, db.count("SELECT count(*) FROM ledger_journal"), "each message journaled once");
         assertEquals(orders, db.count("SELECT count(*) FROM ledger_entries WHERE entry_type = 'CAPTURE'"));
     }
 

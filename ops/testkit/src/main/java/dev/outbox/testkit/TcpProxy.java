@@ -35,6 +35,7 @@ public final class TcpProxy implements AutoCloseable {
     private final Object stallLock = new Object();
     private volatile Mode mode = Mode.FORWARD;
     private volatile boolean stalled;
+    private volatile long latencyMillis;
     private volatile boolean closed;
 
     private TcpProxy(String targetHost, int targetPort) throws IOException {
@@ -96,6 +97,14 @@ public final class TcpProxy implements AutoCloseable {
     /** Stops moving bytes on every connection, old and new, without closing anything. */
     public void stall() {
         stalled = true;
+    }
+
+    /**
+     * Holds every chunk of bytes this long before passing it on, both ways, on every connection
+     * (zero: none): a slow or distant link, under which confirms and heartbeats arrive late.
+     */
+    public void latency(java.time.Duration delay) {
+        latencyMillis = delay.toMillis();
     }
 
     public void resume() {
@@ -163,6 +172,10 @@ public final class TcpProxy implements AutoCloseable {
                     int n;
                     while ((n = in.read(buf)) >= 0) {
                         awaitNotStalled();
+                        long delay = latencyMillis;
+                        if (delay > 0) {
+                            Thread.sleep(delay);
+                        }
                         out.write(buf, 0, n);
                         out.flush();
                     }

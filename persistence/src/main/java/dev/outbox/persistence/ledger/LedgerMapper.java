@@ -20,6 +20,18 @@ public interface LedgerMapper {
             + " ON CONFLICT ON CONSTRAINT ledger_entries_one_per_payment_and_type DO NOTHING")
     int insertIfAbsent(LedgerEntry entry);
 
+    /**
+     * Records that {@code instanceId} of consumer {@code consumerName} applied a message, in the
+     * transaction of its effect: the journal holds exactly what committed, in the order applied.
+     */
+    @Insert("INSERT INTO ledger_journal (consumer_name, instance_id, aggregate_type, aggregate_id, aggregate_version,"
+            + " message_id, message_type) VALUES (#{consumerName}, #{instanceId}, #{aggregateType}, #{aggregateId},"
+            + " #{aggregateVersion}, #{messageId}, #{messageType})")
+    void journal(@Param("consumerName") String consumerName, @Param("instanceId") String instanceId,
+            @Param("aggregateType") String aggregateType, @Param("aggregateId") String aggregateId,
+            @Param("aggregateVersion") Long aggregateVersion, @Param("messageId") String messageId,
+            @Param("messageType") String messageType);
+
     @Select("SELECT id, order_id, payment_id, entry_type, amount, currency, message_id, booked_at"
             + " FROM ledger_entries WHERE order_id = #{orderId} ORDER BY entry_seq")
     List<LedgerEntry> findByOrder(@Param("orderId") UUID orderId);

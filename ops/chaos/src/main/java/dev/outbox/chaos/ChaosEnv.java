@@ -1,0 +1,183 @@
+package dev.outbox.chaos;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.migrations.DatabaseMigrations;
+import dev.outbox.testkit.BrokerEndpoint;
+import dev.outbox.testkit.RabbitAdmin;
+import dev.outbox.testkit.TestDatabase;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The database and vhost a soak owns. The server and broker are the ones the tests would use
+ * ({@code OUTBOX_TEST_*}, else Testcontainers, else embedded); on them the soak drops and creates
+ * a database and (on a local RabbitMQ) a vhost of its own, so it never touches anyone's data.
+ */
+final class ChaosEnv implements AutoCloseable {
+    static final String APPLICATION_NAME = "outbox-chaos";
+
+    final String dbUrl;
+    final String dbUser;
+    final String dbPassword;
+    final String amqpUri;
+    final String vhost;
+    /** True when {@code rabbitmqctl} on this host administers the broker (a local RabbitMQ). */
+    final boolean rabbitmqctl;
+    final String description;
+    private final HikariDataSource dataSource;
+
+    private ChaosEnv(String dbUrl, String dbUser, String dbPassword, String amqpUri, String vhost, boolean rabbitmqctl,
+            String description) {
+        this.dbUrl = dbUrl;
+        this.dbUser = dbUser;
+        this.dbPassword = dbPassword;
+        this.amqpUri = amqpUri;
+        this.vhost = vhost;
+        this.rabbitmqctl = rabbitmqctl;
+        this.description = description;
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(dbUrl);
+        config.setUsername(dbUser);
+        config.setPassword(dbPassword);
+        config.setMaximumPoolSize(6);
+        config.setPoolName(APPLICATION_NAME);
+        config.addDataSourceProperty("ApplicationName", APPLICATION_NAME);
+        this.dataSource = new HikariDataSource(config);
+    }
+
+    static ChaosEnv create(ChaosOptions o) throws Exception {
+        TestDatabase base = TestDatabase.get();
+        String runUrl = base.url().replaceFirst("^(jdbc:postgresql://[^/]+/)[^?]*", "$1" + o.database());
+        if (runUrl.equals(base.url())) {
+            throw new IllegalArgumentException("--db names the database the tests use (" + o.database()
+                    + "): the soak drops its database, give it another one");
+        }
+        try (Connection c = DriverManager.getConnection(base.url(), base.user(), base.password());
+                Statement s = c.createStatement()) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    + " WHERE datname = ? AND pid <> pg_backend_pid()")) {
+                ps.setString(1, o.database());
+                ps.execute();
+            }
+            s.execute("DROP DATABASE IF EXISTS " + o.database());
+            s.execute("CREATE DATABASE " + o.database());
+        }
+        BrokerEndpoint broker = BrokerEndpoint.get();
+        String uri = broker.uri();
+        String vhost = RabbitAdmin.vhostOf(uri);
+        boolean ctl = broker.localRabbitmqctl() && RabbitAdmin.available();
+        if (ctl) {
+            vhost = o.vhost();
+            if (RabbitAdmin.run("list_vhosts", "name").lines().anyMatch(vhost::equals)) {
+                RabbitAdmin.run("delete_vhost", vhost);
+            }
+            RabbitAdmin.run("add_vhost", vhost);
+            String user = URI.create(uri).getUserInfo();
+            user = user == null ? "guest" : user.split(":", 2)[0];
+            RabbitAdmin.run("set_permissions", "-p", vhost, user, ".*", ".*", ".*");
+            URI u = URI.create(uri);
+            uri = u.getScheme() + "://" + (u.getRawUserInfo() == null ? "" : u.getRawUserInfo() + "@") + u.getHost()
+                    + ":" + (u.getPort() == -1 ? 5672 : u.getPort()) + "/"
+                    + URLEncoder.encode(vhost, StandardCharsets.UTF_8);
+        }
+        ChaosEnv env = new ChaosEnv(runUrl, base.user(), base.password(), uri, vhost, ctl,
+                "database " + runUrl + " (" + base.source() + "), broker vhost " + vhost + " (" + broker.source()
+                        + (ctl ? ", rabbitmqctl available" : ", no rabbitmqctl: broker faults off") + ")");
+        DatabaseMigrations.migrate(env.dataSource);
+        return env;
+    }
+
+    String brokerHost() {
+        return URI.create(amqpUri).getHost();
+    }
+
+    int brokerPort() {
+        int p = URI.create(amqpUri).getPort();
+        return p == -1 ? 5672 : p;
+    }
+
+    /** The broker URI with another host and port: the relays reach the broker through a proxy. */
+    String amqpUriVia(String host, int port) {
+        URI u = URI.create(amqpUri);
+        return u.getScheme() + "://" + (u.getRawUserInfo() == null ? "" : u.getRawUserInfo() + "@") + host + ":"
+                + port + (u.getRawPath() == null ? "" : u.getRawPath());
+    }
+
+    /** What every process under test needs to reach the run's database. */
+    Map<String, String> databaseEnv() {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("OUTBOX_DB_URL", dbUrl);
+        if (dbUser != null) {
+            env.put("OUTBOX_DB_USER", dbUser);
+        }
+        if (dbPassword != null) {
+            env.put("OUTBOX_DB_PASSWORD", dbPassword);
+        }
+        return env;
+    }
+
+    Connection connection() throws SQLException {
+        return dataSource.getConnection();
+    }
+
+    long count(String sql, Object... args) {
+        List<Map<String, Object>> r = rows(sql, args);
+        Object v = r.get(0).values().iterator().next();
+        return v == null ? 0 : ((Number) v).longValue();
+    }
+
+    void execute(String sql, Object... args) {
+        try (Connection c = connection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            ps.execute();
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
+    List<Map<String, Object>> rows(String sql, Object... args) {
+        try (Connection c = connection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                List<Map<String, Object>> out = new ArrayList<>();
+                int n = rs.getMetaData().getColumnCount();
+                while (rs.next()) {
+                    Map<String, Object> row = new LinkedHashMap<>();
+                    for (int i = 1; i <= n; i++) {
+                        row.put(rs.getMetaData().getColumnLabel(i), rs.getObject(i));
+                    }
+                    out.add(row);
+                }
+                return out;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
+    static String rabbitmqctl(String... args) throws IOException, InterruptedException {
+        return RabbitAdmin.run(args);
+    }
+
+    @Override
+    public void close() {
+        dataSource.close();
+    }
+}

@@ -1,0 +1,110 @@
+package dev.outbox.chaos;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * The fault schedule, drawn from the seed alone, so a run that found something can be replayed
+ * with the same faults at the same offsets (the interleaving with the processes' own timing
+ * cannot be replayed exactly; the schedule can). Faults overlap: one starts on average every
+ * {@code interval}, and many last longer than that. The first faults cover every enabled kind once.
+ */
+record FaultPlan(List<Fault> faults) {
+    enum Kind {
+        KILL_RELAY("SIGKILL a relay, restart it"),
+        KILL_CONSUMER("SIGKILL a ledger consumer, restart it"),
+        KILL_API("SIGKILL an API process, restart it"),
+        PAUSE_RELAY("SIGSTOP a relay for longer than its lease, then SIGCONT"),
+        BROKER_RESTART("rabbitmqctl stop_app, then start_app"),
+        CLOSE_CONNECTION("rabbitmqctl close_connection on a process's connection"),
+        PG_TERMINATE("pg_terminate_backend on random backends of every process"),
+        PROXY_LATENCY("relay-broker proxy adds latency"),
+        PROXY_CUT("relay-broker proxy cuts every connection, refuses new ones for a while");
+
+        final String description;
+
+        Kind(String description) {
+            this.description = description;
+        }
+    }
+
+    /**
+     * One fault.
+     *
+     * @param at offset from the start of the load
+     * @param target which of the two processes of its kind (0 or 1)
+     * @param length how long it lasts: down time before a restart, pause, outage, latency period
+     * @param amount latency in ms, or backends/connections per process
+     * @param freshId a restarted relay comes back under a new id (else the same one)
+     */
+    record Fault(Duration at, Kind kind, int target, Duration length, int amount, boolean freshId) {
+    }
+
+    static FaultPlan draw(long seed, Duration window, Duration interval, Duration lease, boolean brokerRestart,
+            boolean rabbitmqctl) {
+        Random rnd = new Random(seed);
+        List<Kind> kinds = new ArrayList<>();
+        for (Kind k : Kind.values()) {
+            boolean needsCtl = k == Kind.BROKER_RESTART || k == Kind.CLOSE_CONNECTION;
+            if ((k != Kind.BROKER_RESTART || brokerRestart) && (!needsCtl || rabbitmqctl)) {
+                kinds.add(k);
+            }
+        }
+        List<Kind> firstRound = new ArrayList<>(kinds);
+        Collections.shuffle(firstRound, rnd);
+        // the longest kind first, or a short run has no room left for it
+        if (firstRound.remove(Kind.PAUSE_RELAY)) {
+            firstRound.add(0, Kind.PAUSE_RELAY);
+        }
+        List<Fault> faults = new ArrayList<>();
+        long windowMs = window.toMillis();
+        // leave the first seconds for the load to settle and the last for the faults to end inside the window
+        long t = Math.min(3_000, windowMs / 10);
+        while (true) {
+            t += (long) (interval.toMillis() * (0.3 + 1.4 * rnd.nextDouble()));
+            if (t >= windowMs - 1_000) {
+                break;
+            }
+            Kind kind = !firstRound.isEmpty() ? firstRound.remove(0) : kinds.get(rnd.nextInt(kinds.size()));
+            Duration length = switch (kind) {
+                case KILL_RELAY, KILL_CONSUMER, KILL_API -> Duration.ofMillis(300 + rnd.nextInt(3_700));
+                case PAUSE_RELAY -> lease.plusMillis(2_000 + rnd.nextInt(4_000));
+                case BROKER_RESTART -> Duration.ofMillis(2_000 + rnd.nextInt(5_000));
+                case PROXY_LATENCY -> Duration.ofMillis(3_000 + rnd.nextInt(10_000));
+                case PROXY_CUT -> Duration.ofMillis(500 + rnd.nextInt(5_000));
+                case CLOSE_CONNECTION, PG_TERMINATE -> Duration.ZERO;
+            };
+            long room = windowMs - 500 - t;
+            long shortest = switch (kind) {
+                case PAUSE_RELAY -> lease.toMillis() + 1_000;
+                case BROKER_RESTART -> 2_000;
+                case PROXY_LATENCY -> 1_000;
+                default -> 300;
+            };
+            if (length.toMillis() > room && shortest <= room) {
+                // cut to fit: every fault ends inside the window, and a short run still sees every kind
+                length = Duration.ofMillis(room);
+            }
+            if (t + length.toMillis() > windowMs - 500) {
+                // would outlast the window even so: a short kind instead, so the schedule's density stays
+                List<Kind> instant = kinds.stream().filter(k -> k == Kind.PG_TERMINATE || k == Kind.CLOSE_CONNECTION
+                        || k == Kind.KILL_CONSUMER || k == Kind.KILL_API).toList();
+                kind = instant.get(rnd.nextInt(instant.size()));
+                length = kind == Kind.KILL_CONSUMER || kind == Kind.KILL_API ? Duration.ofMillis(300) : Duration.ZERO;
+                if (t + length.toMillis() > windowMs - 500) {
+                    continue;
+                }
+            }
+            int amount = switch (kind) {
+                case PROXY_LATENCY -> 20 + rnd.nextInt(230);
+                case PG_TERMINATE, CLOSE_CONNECTION -> 1 + rnd.nextInt(2);
+                default -> 0;
+            };
+            faults.add(new Fault(Duration.ofMillis(t), kind, rnd.nextInt(2), length, amount, rnd.nextBoolean()));
+        }
+        return new FaultPlan(List.copyOf(faults));
+    }
+}

@@ -1,0 +1,48 @@
+package dev.outbox.chaos;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+class FaultPlanTest {
+    private static final Duration LEASE = Duration.ofSeconds(20);
+
+    @Test
+    void theSameSeedDrawsTheSameScheduleAndAnotherSeedAnother() {
+        FaultPlan a = FaultPlan.draw(42, Duration.ofSeconds(45), Duration.ofMillis(2500), LEASE, true, true);
+        assertEquals(a, FaultPlan.draw(42, Duration.ofSeconds(45), Duration.ofMillis(2500), LEASE, true, true));
+        assertNotEquals(a, FaultPlan.draw(43, Duration.ofSeconds(45), Duration.ofMillis(2500), LEASE, true, true));
+    }
+
+    @Test
+    void aShortRunCoversEveryKindAndEveryFaultEndsInsideTheWindow() {
+        for (long seed = 0; seed < 200; seed++) {
+            Duration window = Duration.ofSeconds(40); // --short
+            FaultPlan plan = FaultPlan.draw(seed, window, Duration.ofMillis(2500), LEASE, true, true);
+            Set<FaultPlan.Kind> kinds = plan.faults().stream().map(FaultPlan.Fault::kind)
+                    .collect(Collectors.toCollection(() -> EnumSet.noneOf(FaultPlan.Kind.class)));
+            assertEquals(EnumSet.allOf(FaultPlan.Kind.class), kinds, "seed " + seed);
+            for (FaultPlan.Fault f : plan.faults()) {
+                assertTrue(f.at().plus(f.length()).compareTo(window) < 0, "seed " + seed + ": " + f);
+            }
+            assertTrue(plan.faults().stream().anyMatch(f -> f.kind() == FaultPlan.Kind.PAUSE_RELAY
+                    && f.length().compareTo(LEASE) > 0), "a pause outlasts the lease, seed " + seed);
+        }
+    }
+
+    @Test
+    void brokerFaultsOnlyWhereAllowedAndPossible() {
+        FaultPlan noRestart = FaultPlan.draw(7, Duration.ofMinutes(5), Duration.ofSeconds(2), LEASE, false, true);
+        assertFalse(noRestart.faults().stream().anyMatch(f -> f.kind() == FaultPlan.Kind.BROKER_RESTART));
+        FaultPlan noCtl = FaultPlan.draw(7, Duration.ofMinutes(5), Duration.ofSeconds(2), LEASE, true, false);
+        assertFalse(noCtl.faults().stream().anyMatch(f -> f.kind() == FaultPlan.Kind.BROKER_RESTART
+                || f.kind() == FaultPlan.Kind.CLOSE_CONNECTION));
+    }
+}
