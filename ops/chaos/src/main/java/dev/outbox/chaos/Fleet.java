@@ -178,6 +178,7 @@ final class Fleet implements AutoCloseable {
         e.put("OUTBOX_AMQP_HEARTBEAT", "5s");
         e.put("OUTBOX_RETENTION_ENABLED", "false");
         e.put("OUTBOX_RELAY_HTTP_PORT", "-1");
+        e.put("OUTBOX_LEDGER_HTTP_PORT", "-1");
         switch (s.kind) {
             case API -> {
                 e.put("OUTBOX_AMQP_URI", env.amqpUri);
