@@ -4,13 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.outbox.config.Settings;
 import dev.outbox.testkit.TestDatabase;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -18,35 +15,15 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Idempotency-Key on every POST: client retries never create a second order (seed 002). */
 class IdempotencyIT {
     private static final TestDatabase DB = TestDatabase.get();
-    private static ApiApp app;
-    private static ApiClient client;
 
-    @BeforeAll
-    static void start() {
-        Map<String, String> env = new HashMap<>(DB.env());
-        env.put("OUTBOX_HTTP_PORT", "0");
-        env.put("OUTBOX_HTTP_HOST", "127.0.0.1");
-        app = ApiApp.start(new Settings(env));
-        client = new ApiClient(app.port());
-    }
-
-    @AfterAll
-    static void stop() {
-        app.close();
-    }
-
-    @BeforeEach
-    void clean() {
-        DB.reset();
-    }
+    @RegisterExtension
+    static final RunningApi API = new RunningApi(DB);
 
     private static long count(String table) {
         return DB.count("SELECT count(*) FROM " + table);
@@ -55,7 +32,7 @@ class IdempotencyIT {
     @Test
     void aRepeatReturnsTheStoredResponseAndWritesNothing() throws Exception {
         String key = UUID.randomUUID().toString();
-        ApiClient.Reply first = client.post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key);
+        ApiClient.Reply first = API.client().post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key);
         assertEquals(201, first.status(), first.body());
         assertNull(first.header("Idempotent-Replayed"));
 
@@ -63,7 +40,7 @@ class IdempotencyIT {
         String reordered = "{ \"lines\" : [{\"unitPrice\":\"10.00\",\"quantity\":2,\"sku\":\"SKU-1\"},"
                 + "{\"sku\":\"SKU-2\",\"quantity\":1,\"unitPrice\":\"22.50\"}], \"currency\":\"EUR\","
                 + " \"customerId\":\"cust-1\" }";
-        ApiClient.Reply again = client.post("/orders", reordered, "Idempotency-Key", key);
+        ApiClient.Reply again = API.client().post("/orders", reordered, "Idempotency-Key", key);
         assertEquals(201, again.status());
         assertEquals(first.body(), again.body(), "byte for byte the first response");
         assertEquals(first.header("Location"), again.header("Location"));
@@ -75,8 +52,8 @@ class IdempotencyIT {
     @Test
     void theSameKeyWithADifferentBodyIsUnprocessable() throws Exception {
         String key = UUID.randomUUID().toString();
-        assertEquals(201, client.post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key).status());
-        ApiClient.Reply other = client.post("/orders", OrderApiIT.ORDER.replace("cust-1", "cust-2"),
+        assertEquals(201, API.client().post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key).status());
+        ApiClient.Reply other = API.client().post("/orders", OrderApiIT.ORDER.replace("cust-1", "cust-2"),
                 "Idempotency-Key", key);
         assertEquals(422, other.status(), other.body());
         assertEquals("idempotency_key_reused", other.json().get("code").asText());
@@ -86,8 +63,8 @@ class IdempotencyIT {
     @Test
     void theSameKeyOnAnotherEndpointIsUnprocessable() throws Exception {
         String key = UUID.randomUUID().toString();
-        String id = client.post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key).json().get("id").asText();
-        ApiClient.Reply capture = client.post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}",
+        String id = API.client().post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key).json().get("id").asText();
+        ApiClient.Reply capture = API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}",
                 "Idempotency-Key", key);
         assertEquals(422, capture.status(), capture.body());
         assertEquals("PLACED", DB.scalar("SELECT status FROM orders"));
@@ -95,11 +72,11 @@ class IdempotencyIT {
 
     @Test
     void aRetriedCaptureIsAppliedOnceAndAnsweredTwice() throws Exception {
-        String id = client.post("/orders", OrderApiIT.ORDER).json().get("id").asText();
+        String id = API.client().post("/orders", OrderApiIT.ORDER).json().get("id").asText();
         String key = UUID.randomUUID().toString();
-        ApiClient.Reply first = client.post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}",
+        ApiClient.Reply first = API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}",
                 "Idempotency-Key", key);
-        ApiClient.Reply retry = client.post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}",
+        ApiClient.Reply retry = API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}",
                 "Idempotency-Key", key);
         assertEquals(200, first.status());
         assertEquals(200, retry.status(), "a retry is not a second capture (that would be 409)");
@@ -111,17 +88,17 @@ class IdempotencyIT {
     void aRejectedRequestStoresNoKeySoTheRetryIsJudgedAfresh() throws Exception {
         String key = UUID.randomUUID().toString();
         String bad = "{\"customerId\":\"c\",\"currency\":\"EUR\",\"lines\":[]}";
-        assertEquals(400, client.post("/orders", bad, "Idempotency-Key", key).status());
+        assertEquals(400, API.client().post("/orders", bad, "Idempotency-Key", key).status());
         assertEquals(0, count("idempotency_keys"));
-        assertEquals(400, client.post("/orders", bad, "Idempotency-Key", key).status());
+        assertEquals(400, API.client().post("/orders", bad, "Idempotency-Key", key).status());
     }
 
     @Test
     void keysAreScopedByTenant() throws Exception {
         String key = UUID.randomUUID().toString();
-        assertEquals(201, client.post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key, "X-Tenant-Id", "t1")
+        assertEquals(201, API.client().post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key, "X-Tenant-Id", "t1")
                 .status());
-        ApiClient.Reply other = client.post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key, "X-Tenant-Id", "t2");
+        ApiClient.Reply other = API.client().post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key, "X-Tenant-Id", "t2");
         assertEquals(201, other.status());
         assertNull(other.header("Idempotent-Replayed"));
         assertEquals(2, count("orders"));
@@ -130,10 +107,10 @@ class IdempotencyIT {
     @Test
     void anExpiredKeyMayBeUsedAgain() throws Exception {
         String key = UUID.randomUUID().toString();
-        assertEquals(201, client.post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key).status());
+        assertEquals(201, API.client().post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key).status());
         DB.update("UPDATE idempotency_keys SET created_at = now() - interval '2 days', expires_at = now() - interval"
                 + " '1 day'");
-        ApiClient.Reply fresh = client.post("/orders", OrderApiIT.ORDER.replace("cust-1", "cust-3"),
+        ApiClient.Reply fresh = API.client().post("/orders", OrderApiIT.ORDER.replace("cust-1", "cust-3"),
                 "Idempotency-Key", key);
         assertEquals(201, fresh.status(), fresh.body());
         assertEquals(2, count("orders"));
@@ -148,7 +125,7 @@ class IdempotencyIT {
         List<Future<ApiClient.Reply>> replies = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             Callable<ApiClient.Reply> call = () -> {
-                ApiClient own = new ApiClient(app.port());
+                ApiClient own = new ApiClient(API.port());
                 go.await();
                 return own.post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key);
             };

@@ -10,21 +10,17 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.outbox.config.Settings;
 import dev.outbox.testkit.TestDatabase;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.LoggerFactory;
 
 /** The operator API on a real server and database: auth, search, every repair and its audit trail. */
@@ -32,29 +28,9 @@ class OpsApiIT {
     static final String OPERATOR = "op-secret-" + UUID.randomUUID();
     static final String READER = "read-secret-" + UUID.randomUUID();
     private static final TestDatabase DB = TestDatabase.get();
-    private static ApiApp app;
-    private static ApiClient client;
 
-    @BeforeAll
-    static void start() {
-        Map<String, String> env = new HashMap<>(DB.env());
-        env.put("OUTBOX_HTTP_PORT", "0");
-        env.put("OUTBOX_HTTP_HOST", "127.0.0.1");
-        env.put("OUTBOX_OPS_TOKEN", OPERATOR);
-        env.put("OUTBOX_OPS_READ_TOKEN", READER);
-        app = ApiApp.start(new Settings(env));
-        client = new ApiClient(app.port());
-    }
-
-    @AfterAll
-    static void stop() {
-        app.close();
-    }
-
-    @BeforeEach
-    void clean() {
-        DB.reset();
-    }
+    @RegisterExtension
+    static final RunningApi API = new RunningApi(DB, "OUTBOX_OPS_TOKEN", OPERATOR, "OUTBOX_OPS_READ_TOKEN", READER);
 
     static UUID row(String status, String errorCode, String type, String aggregate, Long version) {
         UUID id = UUID.randomUUID();
@@ -86,16 +62,16 @@ class OpsApiIT {
     @Test
     void opsEndpointsNeedAValidTokenAndReadOnlyCannotWrite() throws Exception {
         UUID id = row("PARKED", "UNROUTABLE", "order.created", "a1", 1L);
-        ApiClient.Reply none = client.get("/ops/outbox");
+        ApiClient.Reply none = API.client().get("/ops/outbox");
         assertEquals(401, none.status());
         assertEquals("Bearer realm=\"outbox-ops\"", none.header("WWW-Authenticate"));
-        assertEquals(401, client.get("/ops/outbox", "Authorization", "Bearer nope").status());
-        assertEquals(401, client.get("/ops/outbox", "Authorization", "Basic " + OPERATOR).status());
-        assertEquals(200, client.get("/ops/outbox", reader()).status());
-        ApiClient.Reply forbidden = client.post("/ops/outbox/" + id + "/retry", "{}", reader());
+        assertEquals(401, API.client().get("/ops/outbox", "Authorization", "Bearer nope").status());
+        assertEquals(401, API.client().get("/ops/outbox", "Authorization", "Basic " + OPERATOR).status());
+        assertEquals(200, API.client().get("/ops/outbox", reader()).status());
+        ApiClient.Reply forbidden = API.client().post("/ops/outbox/" + id + "/retry", "{}", reader());
         assertEquals(403, forbidden.status());
         assertEquals("PARKED", DB.scalar("SELECT status FROM message_outbox WHERE id = ?", id));
-        assertEquals(200, client.post("/ops/outbox/" + id + "/retry", "{}", op()).status());
+        assertEquals(200, API.client().post("/ops/outbox/" + id + "/retry", "{}", op()).status());
     }
 
     @Test
@@ -108,9 +84,9 @@ class OpsApiIT {
         root.setLevel(ch.qos.logback.classic.Level.TRACE);
         try {
             UUID id = row("PARKED", "UNROUTABLE", "order.created", "a1", 1L);
-            client.post("/ops/outbox/" + id + "/retry", "{\"reason\":\"fixed binding\"}", op());
-            client.get("/ops/outbox", "Authorization", "Bearer " + OPERATOR + "-wrong");
-            client.post("/ops/outbox/" + id + "/cancel", "{}", reader());
+            API.client().post("/ops/outbox/" + id + "/retry", "{\"reason\":\"fixed binding\"}", op());
+            API.client().get("/ops/outbox", "Authorization", "Bearer " + OPERATOR + "-wrong");
+            API.client().post("/ops/outbox/" + id + "/cancel", "{}", reader());
         } finally {
             root.setLevel(before);
             root.detachAppender(captured);
@@ -137,7 +113,7 @@ class OpsApiIT {
         do {
             String q = "/ops/outbox?status=PARKED&errorCode=UNROUTABLE&limit=3"
                     + (after == null ? "" : "&after=" + after);
-            JsonNode page = client.get(q, reader()).json();
+            JsonNode page = API.client().get(q, reader()).json();
             page.get("items").forEach(r -> {
                 assertEquals("PARKED", r.get("status").asText());
                 assertTrue(seen.add(r.get("id").asText()), "no row twice across pages");
@@ -148,9 +124,9 @@ class OpsApiIT {
         assertEquals(all, seen);
         assertEquals(3, pages);
 
-        JsonNode byCorrelation = client.get("/ops/outbox?correlationId=corr-p3", reader()).json();
+        JsonNode byCorrelation = API.client().get("/ops/outbox?correlationId=corr-p3", reader()).json();
         assertEquals(1, byCorrelation.get("items").size());
-        assertEquals(1, client.get("/ops/outbox?tenantId=tenant-a&messageType=payment.captured", reader())
+        assertEquals(1, API.client().get("/ops/outbox?tenantId=tenant-a&messageType=payment.captured", reader())
                 .json().get("items").size());
     }
 
@@ -161,12 +137,12 @@ class OpsApiIT {
             "order.created' UNION SELECT * FROM ops_audit --"};
         for (String attack : attacks) {
             String enc = URLEncoder.encode(attack, StandardCharsets.UTF_8);
-            ApiClient.Reply r = client.get("/ops/outbox?messageType=" + enc + "&aggregateId=" + enc
+            ApiClient.Reply r = API.client().get("/ops/outbox?messageType=" + enc + "&aggregateId=" + enc
                     + "&correlationId=" + enc, reader());
             assertEquals(200, r.status(), r.body());
             assertEquals(0, r.json().get("items").size(), attack);
         }
-        ApiClient.Reply badEnum = client.get("/ops/outbox?status=" + URLEncoder.encode("PARKED' OR 1=1",
+        ApiClient.Reply badEnum = API.client().get("/ops/outbox?status=" + URLEncoder.encode("PARKED' OR 1=1",
                 StandardCharsets.UTF_8), reader());
         assertEquals(400, badEnum.status());
         assertEquals(1, DB.count("SELECT count(*) FROM message_outbox"), "nothing was deleted");
@@ -176,12 +152,12 @@ class OpsApiIT {
     void detailShowsAttemptsLastErrorLeaseAndWhatBlocksTheRow() throws Exception {
         UUID v1 = row("PARKED", "UNROUTABLE", "order.created", "agg", 1L);
         UUID v2 = row("PENDING", null, "payment.captured", "agg", 2L);
-        JsonNode d = client.get("/ops/outbox/" + v2, op()).json();
+        JsonNode d = API.client().get("/ops/outbox/" + v2, op()).json();
         assertEquals(v1.toString(), d.get("blockedBy").get("id").asText());
         assertEquals("UNROUTABLE", d.get("blockedBy").get("lastErrorCode").asText());
         assertEquals("card-4242", d.get("payload").get("secret").asText(), "the operator sees the payload");
 
-        JsonNode parked = client.get("/ops/outbox/" + v1, reader()).json();
+        JsonNode parked = API.client().get("/ops/outbox/" + v1, reader()).json();
         assertEquals(5, parked.get("attemptCount").asInt());
         assertEquals("UNROUTABLE", parked.get("lastErrorCode").asText());
         assertEquals("why", parked.get("lastErrorMessage").asText());
@@ -189,11 +165,11 @@ class OpsApiIT {
         assertNotNull(parked.get("payloadSha256"));
 
         UUID leased = row("IN_PROGRESS", null, "order.created", "l", 1L);
-        JsonNode lease = client.get("/ops/outbox/" + leased, reader()).json().get("lease");
+        JsonNode lease = API.client().get("/ops/outbox/" + leased, reader()).json().get("lease");
         assertEquals("relay-x", lease.get("lockedBy").asText());
         assertNotNull(lease.get("expiresAt"));
-        assertEquals(404, client.get("/ops/outbox/" + UUID.randomUUID(), reader()).status());
-        assertEquals(400, client.get("/ops/outbox/not-a-uuid", reader()).status());
+        assertEquals(404, API.client().get("/ops/outbox/" + UUID.randomUUID(), reader()).status());
+        assertEquals(400, API.client().get("/ops/outbox/not-a-uuid", reader()).status());
     }
 
     @Test
@@ -203,26 +179,26 @@ class OpsApiIT {
         UUID pending = row("PENDING", null, "order.created", "r3", 1L);
         UUID leased = row("IN_PROGRESS", null, "order.created", "r4", 1L);
 
-        assertEquals(200, client.post("/ops/outbox/" + parked + "/retry", "{\"reason\":\"bound the queue\"}", op())
+        assertEquals(200, API.client().post("/ops/outbox/" + parked + "/retry", "{\"reason\":\"bound the queue\"}", op())
                 .status());
         assertEquals(List.of("PENDING", "0"), state(parked));
-        assertEquals(409, client.post("/ops/outbox/" + published + "/retry", "{}", op()).status());
+        assertEquals(409, API.client().post("/ops/outbox/" + published + "/retry", "{}", op()).status());
 
-        assertEquals(400, client.post("/ops/outbox/" + pending + "/cancel", "{}", op()).status(), "a reason is required");
-        assertEquals(200, client.post("/ops/outbox/" + pending + "/cancel", "{\"reason\":\"sent by hand\"}", op())
+        assertEquals(400, API.client().post("/ops/outbox/" + pending + "/cancel", "{}", op()).status(), "a reason is required");
+        assertEquals(200, API.client().post("/ops/outbox/" + pending + "/cancel", "{\"reason\":\"sent by hand\"}", op())
                 .status());
         assertEquals("CANCELLED", state(pending).get(0));
-        assertEquals(409, client.post("/ops/outbox/" + published + "/cancel", "{\"reason\":\"x\"}", op()).status());
+        assertEquals(409, API.client().post("/ops/outbox/" + published + "/cancel", "{\"reason\":\"x\"}", op()).status());
 
-        assertEquals(200, client.post("/ops/outbox/" + published + "/replay", "{}", op()).status());
+        assertEquals(200, API.client().post("/ops/outbox/" + published + "/replay", "{}", op()).status());
         assertEquals("PENDING", state(published).get(0), "published again, same id");
 
-        assertEquals(200, client.post("/ops/outbox/" + leased + "/release", "{\"reason\":\"relay-x is gone\"}", op())
+        assertEquals(200, API.client().post("/ops/outbox/" + leased + "/release", "{\"reason\":\"relay-x is gone\"}", op())
                 .status());
         assertEquals(List.of("RETRYABLE_FAILED", "1"), state(leased));
         assertNull(DB.scalar("SELECT locked_by FROM message_outbox WHERE id = ?", leased));
 
-        JsonNode audit = client.get("/ops/audit", reader()).json().get("items");
+        JsonNode audit = API.client().get("/ops/audit", reader()).json().get("items");
         List<String> actions = new ArrayList<>();
         audit.forEach(a -> actions.add(a.get("action").asText()));
         assertEquals(List.of("RELEASE_LEASE", "REPLAY", "CANCEL", "RETRY"), actions, "newest first, refusals not recorded");
@@ -231,7 +207,7 @@ class OpsApiIT {
         assertEquals("operator", retry.get("role").asText());
         assertEquals("bound the queue", retry.get("reason").asText());
         assertEquals(parked.toString(), retry.get("messageIds").get(0).asText());
-        assertEquals(1, client.get("/ops/audit?messageId=" + pending, reader()).json().get("items").size());
+        assertEquals(1, API.client().get("/ops/audit?messageId=" + pending, reader()).json().get("items").size());
     }
 
     @Test
@@ -242,18 +218,18 @@ class OpsApiIT {
         row("PARKED", "PAYLOAD_INVALID", "order.created", "keep", 1L);
         row("RETRYABLE_FAILED", "UNROUTABLE", "order.created", "also", 1L);
 
-        assertEquals(400, client.post("/ops/outbox/retry", "{}", op()).status(), "a filter is required");
-        JsonNode dry = client.post("/ops/outbox/retry", "{\"errorCode\":\"UNROUTABLE\",\"status\":\"PARKED\","
+        assertEquals(400, API.client().post("/ops/outbox/retry", "{}", op()).status(), "a filter is required");
+        JsonNode dry = API.client().post("/ops/outbox/retry", "{\"errorCode\":\"UNROUTABLE\",\"status\":\"PARKED\","
                 + "\"dryRun\":true}", op()).json();
         assertEquals(5, dry.get("matched").asLong());
         assertEquals(5, DB.count("SELECT count(*) FROM message_outbox WHERE status = 'PARKED'"
                 + " AND last_error_code = 'UNROUTABLE'"), "a dry run changes nothing");
 
-        JsonNode first = client.post("/ops/outbox/retry", "{\"errorCode\":\"UNROUTABLE\",\"status\":\"PARKED\","
+        JsonNode first = API.client().post("/ops/outbox/retry", "{\"errorCode\":\"UNROUTABLE\",\"status\":\"PARKED\","
                 + "\"limit\":3,\"reason\":\"binding restored\"}", op()).json();
         assertEquals(3, first.get("retried").asInt());
         assertEquals(2, first.get("remaining").asLong());
-        JsonNode second = client.post("/ops/outbox/retry", "{\"errorCode\":\"UNROUTABLE\",\"status\":\"PARKED\","
+        JsonNode second = API.client().post("/ops/outbox/retry", "{\"errorCode\":\"UNROUTABLE\",\"status\":\"PARKED\","
                 + "\"limit\":3}", op()).json();
         assertEquals(2, second.get("retried").asInt());
         assertEquals(1, DB.count("SELECT count(*) FROM message_outbox WHERE status = 'PARKED'"));
@@ -267,7 +243,7 @@ class OpsApiIT {
         row("PUBLISHED", null, "order.created", "agg", 1L);
         row("PUBLISHED", null, "payment.captured", "agg", 2L);
         row("PENDING", null, "order.cancelled", "agg", 3L);
-        JsonNode r = client.post("/ops/outbox/replay-aggregate", "{\"aggregateType\":\"order\",\"aggregateId\":\"agg\","
+        JsonNode r = API.client().post("/ops/outbox/replay-aggregate", "{\"aggregateType\":\"order\",\"aggregateId\":\"agg\","
                 + "\"reason\":\"ledger rebuilt\"}", op()).json();
         assertEquals(2, r.get("affected").asInt());
         assertEquals(3, DB.count("SELECT count(*) FROM message_outbox WHERE status = 'PENDING'"));
@@ -282,7 +258,7 @@ class OpsApiIT {
         row("PUBLISHED", null, "order.created", "s4", 1L);
         DB.update("UPDATE message_outbox SET created_at = now() - interval '10 minutes' WHERE aggregate_id = 's1'"
                 + " AND aggregate_version = 2");
-        JsonNode stats = client.get("/ops/outbox/stats", reader()).json();
+        JsonNode stats = API.client().get("/ops/outbox/stats", reader()).json();
         assertEquals(1, stats.get("counts").get("PENDING").asLong());
         assertEquals(1, stats.get("counts").get("IN_PROGRESS").asLong());
         assertEquals(2, stats.get("counts").get("PARKED").asLong());
@@ -295,7 +271,7 @@ class OpsApiIT {
         UUID orderId = UUID.randomUUID();
         DB.update("INSERT INTO orders (id, customer_id, status, version, currency, total, created_at, updated_at)"
                 + " VALUES (?, 'c', 'PLACED', 1, 'EUR', 10, now(), now())", orderId);
-        JsonNode rec = client.get("/ops/outbox/reconcile", reader()).json();
+        JsonNode rec = API.client().get("/ops/outbox/reconcile", reader()).json();
         assertFalse(rec.get("ok").asBoolean());
         assertEquals(orderId.toString(), rec.get("ordersMissingEvents").get(0).get("orderId").asText());
         assertEquals("relay-x", rec.get("expiredLeases").get(0).get("lockedBy").asText());
@@ -309,7 +285,7 @@ class OpsApiIT {
         DB.update("INSERT INTO consumer_held_messages (consumer_name, aggregate_type, aggregate_id, aggregate_version,"
                 + " message_id, message_type, message_version, body, held_at) VALUES ('ledger', 'order', 'w', 3, 'm3',"
                 + " 'order.cancelled', 1, '\\x7b7d'::bytea, now() - interval '10 minutes')");
-        JsonNode waiting = client.get("/ops/outbox/reconcile", reader()).json().get("waitingConsumers").get(0);
+        JsonNode waiting = API.client().get("/ops/outbox/reconcile", reader()).json().get("waitingConsumers").get(0);
         assertEquals("ledger", waiting.get("consumerName").asText());
         assertEquals(2, waiting.get("waitingForVersion").asLong());
         assertEquals(1, waiting.get("held").asLong());

@@ -6,18 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.outbox.config.Settings;
 import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.persistence.relay.RelayLock;
 import dev.outbox.testkit.TestDatabase;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code GET /ops/relays} on a real server and database: the relays are real liveness locks
@@ -27,29 +22,9 @@ class OpsRelaysIT {
     private static final String OPERATOR = "op-secret-" + UUID.randomUUID();
     private static final String READER = "read-secret-" + UUID.randomUUID();
     private static final TestDatabase DB = TestDatabase.get();
-    private static ApiApp app;
-    private static ApiClient client;
 
-    @BeforeAll
-    static void start() {
-        Map<String, String> env = new HashMap<>(DB.env());
-        env.put("OUTBOX_HTTP_PORT", "0");
-        env.put("OUTBOX_HTTP_HOST", "127.0.0.1");
-        env.put("OUTBOX_OPS_TOKEN", OPERATOR);
-        env.put("OUTBOX_OPS_READ_TOKEN", READER);
-        app = ApiApp.start(new Settings(env));
-        client = new ApiClient(app.port());
-    }
-
-    @AfterAll
-    static void stop() {
-        app.close();
-    }
-
-    @BeforeEach
-    void clean() {
-        DB.reset();
-    }
+    @RegisterExtension
+    static final RunningApi API = new RunningApi(DB, "OUTBOX_OPS_TOKEN", OPERATOR, "OUTBOX_OPS_READ_TOKEN", READER);
 
     private static RelayLock lock(String relayId) {
         return RelayLock.connect(DatabaseConfig.of(DB.url(), DB.user(), DB.password(), "ops-relays-it"), relayId,
@@ -77,8 +52,8 @@ class OpsRelaysIT {
             leased("relay-live", 2);
             leased("relay-gone", 1);
 
-            assertEquals(401, client.get("/ops/relays").status());
-            ApiClient.Reply reply = client.get("/ops/relays", "Authorization", "Bearer " + READER);
+            assertEquals(401, API.client().get("/ops/relays").status());
+            ApiClient.Reply reply = API.client().get("/ops/relays", "Authorization", "Bearer " + READER);
             assertEquals(200, reply.status(), reply.body());
             JsonNode body = reply.json();
             assertEquals(1, body.get("live").asLong());
@@ -101,6 +76,6 @@ class OpsRelaysIT {
         }
         // the live relay's session ends too; the server drops its lock as the backend exits
         await().atMost(Duration.ofSeconds(10)).until(
-                () -> client.get("/ops/relays", "Authorization", "Bearer " + READER).json().get("live").asLong() == 0);
+                () -> API.client().get("/ops/relays", "Authorization", "Bearer " + READER).json().get("live").asLong() == 0);
     }
 }

@@ -6,18 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.outbox.config.Settings;
 import dev.outbox.testkit.TestDatabase;
 import java.net.URI;
 import java.net.http.HttpRequest;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -28,30 +24,12 @@ class OrderApiIT {
             + "{\"sku\":\"SKU-2\",\"quantity\":1,\"unitPrice\":\"22.50\"}]}";
 
     private static final TestDatabase DB = TestDatabase.get();
-    private static ApiApp app;
-    private static ApiClient client;
 
-    @BeforeAll
-    static void start() {
-        Map<String, String> env = new HashMap<>(DB.env());
-        env.put("OUTBOX_HTTP_PORT", "0");
-        env.put("OUTBOX_HTTP_HOST", "127.0.0.1");
-        app = ApiApp.start(new Settings(env));
-        client = new ApiClient(app.port());
-    }
-
-    @AfterAll
-    static void stop() {
-        app.close();
-    }
-
-    @BeforeEach
-    void clean() {
-        DB.reset();
-    }
+    @RegisterExtension
+    static final RunningApi API = new RunningApi(DB);
 
     private JsonNode place() throws Exception {
-        ApiClient.Reply r = client.post("/orders", ORDER);
+        ApiClient.Reply r = API.client().post("/orders", ORDER);
         assertEquals(201, r.status(), r.body());
         return r.json();
     }
@@ -63,7 +41,7 @@ class OrderApiIT {
     @Test
     void placingAnOrderCommitsTheOrderAndItsOutboxRowTogether() throws Exception {
         String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-        ApiClient.Reply r = client.post("/orders", ORDER, "X-Correlation-Id", "corr-123", "traceparent", traceparent,
+        ApiClient.Reply r = API.client().post("/orders", ORDER, "X-Correlation-Id", "corr-123", "traceparent", traceparent,
                 "X-Tenant-Id", "tenant-a");
 
         assertEquals(201, r.status(), r.body());
@@ -101,7 +79,7 @@ class OrderApiIT {
 
     @Test
     void aCorrelationIdIsGeneratedWhenAbsentAndEchoed() throws Exception {
-        ApiClient.Reply r = client.post("/orders", ORDER);
+        ApiClient.Reply r = API.client().post("/orders", ORDER);
         String generated = r.header("X-Correlation-Id");
         assertNotNull(generated);
         assertEquals(generated, DB.scalar("SELECT correlation_id FROM message_outbox"));
@@ -110,7 +88,7 @@ class OrderApiIT {
     @Test
     void getReturnsTheOrder() throws Exception {
         String id = place().get("id").asText();
-        ApiClient.Reply r = client.get("/orders/" + id);
+        ApiClient.Reply r = API.client().get("/orders/" + id);
         assertEquals(200, r.status());
         assertEquals(id, r.json().get("id").asText());
         assertEquals("PLACED", r.json().get("status").asText());
@@ -119,13 +97,13 @@ class OrderApiIT {
     @Test
     void captureThenCancelRefundsAndEmitsEveryEventInVersionOrder() throws Exception {
         String id = place().get("id").asText();
-        ApiClient.Reply captured = client.post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}");
+        ApiClient.Reply captured = API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}");
         assertEquals(200, captured.status(), captured.body());
         assertEquals("CAPTURED", captured.json().get("status").asText());
         assertEquals(2, captured.json().get("version").asInt());
         String paymentId = captured.json().get("paymentId").asText();
 
-        ApiClient.Reply cancelled = client.post("/orders/" + id + "/cancel", "{\"reason\":\"out of stock\"}");
+        ApiClient.Reply cancelled = API.client().post("/orders/" + id + "/cancel", "{\"reason\":\"out of stock\"}");
         assertEquals(200, cancelled.status(), cancelled.body());
         assertEquals("CANCELLED", cancelled.json().get("status").asText());
         assertEquals(4, cancelled.json().get("version").asInt());
@@ -145,7 +123,7 @@ class OrderApiIT {
     @Test
     void cancellingAPlacedOrderEmitsNoRefund() throws Exception {
         String id = place().get("id").asText();
-        assertEquals(200, client.post("/orders/" + id + "/cancel", "{\"reason\":\"changed mind\"}").status());
+        assertEquals(200, API.client().post("/orders/" + id + "/cancel", "{\"reason\":\"changed mind\"}").status());
         assertEquals(List.of("order.created", "order.cancelled"), DB.rows(
                 "SELECT message_type FROM message_outbox ORDER BY aggregate_version").stream()
                 .map(m -> m.get("message_type")).toList());
@@ -154,9 +132,9 @@ class OrderApiIT {
     @Test
     void capturingTwiceIsAConflictAndWritesNothing() throws Exception {
         String id = place().get("id").asText();
-        assertEquals(200, client.post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}").status());
+        assertEquals(200, API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}").status());
         long before = rows("message_outbox");
-        ApiClient.Reply r = client.post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}");
+        ApiClient.Reply r = API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}");
         assertProblem(r, 409, "illegal_transition");
         assertEquals(before, rows("message_outbox"));
         assertEquals(2L, DB.scalar("SELECT version FROM orders WHERE id = ?::uuid", id));
@@ -165,16 +143,16 @@ class OrderApiIT {
     @Test
     void capturingACancelledOrderIsAConflict() throws Exception {
         String id = place().get("id").asText();
-        client.post("/orders/" + id + "/cancel", "{\"reason\":\"x\"}");
+        API.client().post("/orders/" + id + "/cancel", "{\"reason\":\"x\"}");
         long before = rows("message_outbox");
-        assertProblem(client.post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}"), 409, "illegal_transition");
+        assertProblem(API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}"), 409, "illegal_transition");
         assertEquals(before, rows("message_outbox"));
     }
 
     @Test
     void capturingAnAmountOtherThanTheTotalIsUnprocessable() throws Exception {
         String id = place().get("id").asText();
-        assertProblem(client.post("/orders/" + id + "/capture", "{\"amount\":\"42.49\"}"), 422,
+        assertProblem(API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.49\"}"), 422,
                 "capture_amount_mismatch");
         assertEquals(1, rows("message_outbox"));
         assertEquals("PLACED", DB.scalar("SELECT status FROM orders"));
@@ -195,7 +173,7 @@ class OrderApiIT {
     })
     void invalidOrdersAreRefusedWithAProblemAndWriteNothing(String name, String body, String code, String field)
             throws Exception {
-        ApiClient.Reply r = client.post("/orders", body);
+        ApiClient.Reply r = API.client().post("/orders", body);
         JsonNode problem = assertProblem(r, 400, code);
         if (field != null) {
             List<String> fields = new java.util.ArrayList<>();
@@ -209,37 +187,37 @@ class OrderApiIT {
 
     @Test
     void aMalformedIdIsABadRequestAndAnUnknownOneIsNotFound() throws Exception {
-        assertProblem(client.get("/orders/not-a-uuid"), 400, "invalid_id");
-        assertProblem(client.get("/orders/" + UUID.randomUUID()), 404, "not_found");
-        assertProblem(client.post("/orders/" + UUID.randomUUID() + "/capture", "{\"amount\":\"1.00\"}"), 404,
+        assertProblem(API.client().get("/orders/not-a-uuid"), 400, "invalid_id");
+        assertProblem(API.client().get("/orders/" + UUID.randomUUID()), 404, "not_found");
+        assertProblem(API.client().post("/orders/" + UUID.randomUUID() + "/capture", "{\"amount\":\"1.00\"}"), 404,
                 "not_found");
-        assertProblem(client.post("/orders/" + UUID.randomUUID() + "/cancel", "{\"reason\":\"x\"}"), 404,
+        assertProblem(API.client().post("/orders/" + UUID.randomUUID() + "/cancel", "{\"reason\":\"x\"}"), 404,
                 "not_found");
         assertEquals(0, rows("message_outbox"));
     }
 
     @Test
     void protocolErrorsAreProblemsToo() throws Exception {
-        assertProblem(client.get("/nowhere"), 404, "not_found");
-        ApiClient.Reply wrongType = client.send(HttpRequest.newBuilder(URI.create(
-                "http://127.0.0.1:" + app.port() + "/orders")).header("Content-Type", "text/plain")
+        assertProblem(API.client().get("/nowhere"), 404, "not_found");
+        ApiClient.Reply wrongType = API.client().send(HttpRequest.newBuilder(URI.create(
+                "http://127.0.0.1:" + API.port() + "/orders")).header("Content-Type", "text/plain")
                 .POST(HttpRequest.BodyPublishers.ofString("hello")));
         assertProblem(wrongType, 415, "unsupported_media_type");
-        ApiClient.Reply delete = client.send(HttpRequest.newBuilder(URI.create(
-                "http://127.0.0.1:" + app.port() + "/orders")).DELETE());
+        ApiClient.Reply delete = API.client().send(HttpRequest.newBuilder(URI.create(
+                "http://127.0.0.1:" + API.port() + "/orders")).DELETE());
         assertProblem(delete, 405, "method_not_allowed");
     }
 
     @Test
     void badHeadersAreRefused() throws Exception {
-        assertProblem(client.post("/orders", ORDER, "X-Tenant-Id", "bad tenant!"), 400, "validation_failed");
-        assertProblem(client.post("/orders", ORDER, "X-Correlation-Id", "x".repeat(200)), 400, "validation_failed");
+        assertProblem(API.client().post("/orders", ORDER, "X-Tenant-Id", "bad tenant!"), 400, "validation_failed");
+        assertProblem(API.client().post("/orders", ORDER, "X-Correlation-Id", "x".repeat(200)), 400, "validation_failed");
         assertEquals(0, rows("orders"));
     }
 
     @Test
     void anInvalidTraceparentIsIgnoredNotStored() throws Exception {
-        client.post("/orders", ORDER, "traceparent", "00-zzzz-1234-01");
+        API.client().post("/orders", ORDER, "traceparent", "00-zzzz-1234-01");
         assertEquals(null, DB.scalar("SELECT trace_id FROM message_outbox"));
     }
 

@@ -5,19 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.outbox.config.Settings;
 import dev.outbox.persistence.json.Json;
 import dev.outbox.testkit.TestDatabase;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * An order belongs to the tenant it was placed with ({@code X-Tenant-Id}; no header is a tenant
@@ -30,30 +26,12 @@ class TenantIsolationIT {
     private static final String CANCEL = "{\"reason\":\"changed mind\"}";
 
     private static final TestDatabase DB = TestDatabase.get();
-    private static ApiApp app;
-    private static ApiClient client;
 
-    @BeforeAll
-    static void start() {
-        Map<String, String> env = new HashMap<>(DB.env());
-        env.put("OUTBOX_HTTP_PORT", "0");
-        env.put("OUTBOX_HTTP_HOST", "127.0.0.1");
-        app = ApiApp.start(new Settings(env));
-        client = new ApiClient(app.port());
-    }
-
-    @AfterAll
-    static void stop() {
-        app.close();
-    }
-
-    @BeforeEach
-    void clean() {
-        DB.reset();
-    }
+    @RegisterExtension
+    static final RunningApi API = new RunningApi(DB);
 
     private String place(String... headers) throws Exception {
-        ApiClient.Reply r = client.post("/orders", OrderApiIT.ORDER, headers);
+        ApiClient.Reply r = API.client().post("/orders", OrderApiIT.ORDER, headers);
         assertEquals(201, r.status(), r.body());
         return r.json().get("id").asText();
     }
@@ -62,8 +40,8 @@ class TenantIsolationIT {
     void captureWithoutTheHeaderOrNamingAnotherTenantIsNotFoundAndWritesNothing() throws Exception {
         String id = place(TENANT, "tenant-a");
 
-        assertRefusedLikeAnUnknownOrder(id, client.post("/orders/" + id + "/capture", CAPTURE));
-        assertRefusedLikeAnUnknownOrder(id, client.post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-b"));
+        assertRefusedLikeAnUnknownOrder(id, API.client().post("/orders/" + id + "/capture", CAPTURE));
+        assertRefusedLikeAnUnknownOrder(id, API.client().post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-b"));
 
         assertUntouched(id);
     }
@@ -72,8 +50,8 @@ class TenantIsolationIT {
     void cancelWithoutTheHeaderOrNamingAnotherTenantIsNotFoundAndWritesNothing() throws Exception {
         String id = place(TENANT, "tenant-a");
 
-        assertRefusedLikeAnUnknownOrder(id, client.post("/orders/" + id + "/cancel", CANCEL));
-        assertRefusedLikeAnUnknownOrder(id, client.post("/orders/" + id + "/cancel", CANCEL, TENANT, "tenant-b"));
+        assertRefusedLikeAnUnknownOrder(id, API.client().post("/orders/" + id + "/cancel", CANCEL));
+        assertRefusedLikeAnUnknownOrder(id, API.client().post("/orders/" + id + "/cancel", CANCEL, TENANT, "tenant-b"));
 
         assertUntouched(id);
     }
@@ -82,9 +60,9 @@ class TenantIsolationIT {
     void readingAnotherTenantsOrderIsNotFound() throws Exception {
         String id = place(TENANT, "tenant-a");
 
-        assertRefusedLikeAnUnknownOrder(id, client.get("/orders/" + id, TENANT, "tenant-b"));
-        assertRefusedLikeAnUnknownOrder(id, client.get("/orders/" + id));
-        ApiClient.Reply own = client.get("/orders/" + id, TENANT, "tenant-a");
+        assertRefusedLikeAnUnknownOrder(id, API.client().get("/orders/" + id, TENANT, "tenant-b"));
+        assertRefusedLikeAnUnknownOrder(id, API.client().get("/orders/" + id));
+        ApiClient.Reply own = API.client().get("/orders/" + id, TENANT, "tenant-a");
         assertEquals(200, own.status(), own.body());
         assertEquals("tenant-a", own.json().get("tenantId").asText());
     }
@@ -93,12 +71,12 @@ class TenantIsolationIT {
     void anOrderPlacedWithoutATenantIsNotVisibleToAnyTenant() throws Exception {
         String id = place();
 
-        assertRefusedLikeAnUnknownOrder(id, client.get("/orders/" + id, TENANT, "tenant-b"));
-        assertRefusedLikeAnUnknownOrder(id, client.post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-b"));
-        assertRefusedLikeAnUnknownOrder(id, client.post("/orders/" + id + "/cancel", CANCEL, TENANT, "tenant-b"));
+        assertRefusedLikeAnUnknownOrder(id, API.client().get("/orders/" + id, TENANT, "tenant-b"));
+        assertRefusedLikeAnUnknownOrder(id, API.client().post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-b"));
+        assertRefusedLikeAnUnknownOrder(id, API.client().post("/orders/" + id + "/cancel", CANCEL, TENANT, "tenant-b"));
         assertUntouched(id);
 
-        ApiClient.Reply captured = client.post("/orders/" + id + "/capture", CAPTURE);
+        ApiClient.Reply captured = API.client().post("/orders/" + id + "/capture", CAPTURE);
         assertEquals(200, captured.status(), captured.body());
         assertEquals(List.of(Arrays.asList("order.created", null), Arrays.asList("payment.captured", null)),
                 eventTenants(id));
@@ -108,8 +86,8 @@ class TenantIsolationIT {
     void everyEventCarriesTheOrdersTenant() throws Exception {
         String id = place(TENANT, "tenant-a");
 
-        assertEquals(200, client.post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-a").status());
-        assertEquals(200, client.post("/orders/" + id + "/cancel", CANCEL, TENANT, "tenant-a").status());
+        assertEquals(200, API.client().post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-a").status());
+        assertEquals(200, API.client().post("/orders/" + id + "/cancel", CANCEL, TENANT, "tenant-a").status());
 
         assertEquals(List.of(List.of("order.created", "tenant-a"), List.of("payment.captured", "tenant-a"),
                 List.of("order.cancelled", "tenant-a"), List.of("payment.refunded", "tenant-a")), eventTenants(id));
@@ -124,23 +102,23 @@ class TenantIsolationIT {
         String id = place(TENANT, "tenant-a");
         String key = UUID.randomUUID().toString();
 
-        assertRefusedLikeAnUnknownOrder(id, client.post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-b",
+        assertRefusedLikeAnUnknownOrder(id, API.client().post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-b",
                 "Idempotency-Key", key));
         assertEquals(0, DB.count("SELECT count(*) FROM idempotency_keys WHERE idempotency_key = ?", key),
                 "a refused request stores no key");
 
-        ApiClient.Reply owner = client.post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-a",
+        ApiClient.Reply owner = API.client().post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-a",
                 "Idempotency-Key", key);
         assertEquals(200, owner.status(), owner.body());
         assertNull(owner.header("Idempotent-Replayed"), "the key was still free for its owner");
-        ApiClient.Reply replay = client.post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-a",
+        ApiClient.Reply replay = API.client().post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-a",
                 "Idempotency-Key", key);
         assertEquals(200, replay.status(), replay.body());
         assertEquals("true", replay.header("Idempotent-Replayed"));
 
-        assertRefusedLikeAnUnknownOrder(id, client.post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-b",
+        assertRefusedLikeAnUnknownOrder(id, API.client().post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-b",
                 "Idempotency-Key", key));
-        assertRefusedLikeAnUnknownOrder(id, client.post("/orders/" + id + "/capture", CAPTURE,
+        assertRefusedLikeAnUnknownOrder(id, API.client().post("/orders/" + id + "/capture", CAPTURE,
                 "Idempotency-Key", key));
         assertEquals(List.of(List.of("order.created", "tenant-a"), List.of("payment.captured", "tenant-a")),
                 eventTenants(id));
@@ -151,7 +129,7 @@ class TenantIsolationIT {
         assertEquals(404, r.status(), r.body());
         assertEquals("application/problem+json", r.header("Content-Type"));
         String unknown = UUID.randomUUID().toString();
-        ApiClient.Reply reference = client.get("/orders/" + unknown);
+        ApiClient.Reply reference = API.client().get("/orders/" + unknown);
         assertEquals(404, reference.status(), reference.body());
         assertEquals(withoutVolatile(reference.body().replace(unknown, id)), withoutVolatile(r.body()));
     }
