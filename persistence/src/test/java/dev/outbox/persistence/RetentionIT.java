@@ -97,9 +97,16 @@ class RetentionIT {
                 + " completed_at) VALUES ('m', 'done-old', 'mail', 'DONE', now() - interval '20 days',"
                 + " now() - interval '20 days'), ('m', 'pending-old', 'mail', 'PENDING', now() - interval '20 days', NULL)");
 
+        DB.update("INSERT INTO ledger_journal (consumer_name, instance_id, message_id, message_type, applied_at) VALUES"
+                + " ('ledger', 'i', 'journal-old', 'order.created', now() - interval '20 days'),"
+                + " ('ledger', 'i', 'journal-new', 'order.created', now())");
+
         RetentionRun.Result result = retention.run(POLICY);
 
         assertEquals(1, result.deleted().get("processed_messages"));
+        assertEquals(1, result.deleted().get("ledger_journal"));
+        assertEquals(List.of("journal-new"), DB.rows("SELECT message_id FROM ledger_journal").stream()
+                .map(r -> r.get("message_id")).toList(), "the journal is kept as long as the dedupe records");
         assertEquals(List.of("new", "within-replay-window"), DB.rows("SELECT message_id FROM processed_messages"
                 + " ORDER BY message_id").stream().map(r -> r.get("message_id")).toList());
         assertEquals(List.of("live"), DB.rows("SELECT idempotency_key FROM idempotency_keys").stream()

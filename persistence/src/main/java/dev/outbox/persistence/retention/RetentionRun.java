@@ -60,6 +60,7 @@ public class RetentionRun {
                     deleted.put("consumer_failures", drain(() -> m.deleteOldFailures(processedAge, batch), policy));
                     deleted.put("consumer_side_effects", drain(() -> m.deleteDoneSideEffects(processedAge, batch),
                             policy));
+                    deleted.put("ledger_journal", drain(() -> m.deleteOldJournal(processedAge, batch), policy));
                     return new Result(true, deleted);
                 } finally {
                     m.unlock(LOCK_KEY);
