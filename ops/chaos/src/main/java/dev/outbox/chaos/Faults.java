@@ -174,7 +174,8 @@ final class Faults {
                 long from = millis();
                 StringBuilder what = new StringBuilder();
                 int api = 0;
-                for (String app : List.of("outbox-api", "outbox-relay", "outbox-relay-listener", "outbox-ledger")) {
+                for (String app : List.of("outbox-api", "outbox-relay", "outbox-relay-listener", "outbox-relay-liveness",
+                        "outbox-ledger")) {
                     long n = env.count("SELECT count(pg_terminate_backend(pid)) FROM (SELECT pid FROM pg_stat_activity"
                             + " WHERE datname = current_database() AND application_name = ? AND pid <> pg_backend_pid()"
                             + " ORDER BY random() LIMIT ?) victims", app, f.amount() * 2);
