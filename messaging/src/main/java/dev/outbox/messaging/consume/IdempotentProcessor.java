@@ -106,7 +106,13 @@ public class IdempotentProcessor {
         return new Outcome(Result.APPLIED, state.successorHeld(consumer, type, id));
     }
 
-    /** The held message that can be applied next for the aggregate, or null (a plain read). */
+    /**
+     * The held message that can be applied next for the aggregate, or null. A plain read, but
+     * {@code @Transactional} all the same: only such methods get their failures translated, and the
+     * runner must see an outage here as one (a raw MyBatis exception once dead-lettered a message
+     * whose own transaction had already committed).
+     */
+    @Transactional
     public HeldMessage nextHeld(String consumer, String aggregateType, String aggregateId) {
         return state.nextHeld(consumer, aggregateType, aggregateId);
     }

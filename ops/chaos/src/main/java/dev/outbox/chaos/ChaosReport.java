@@ -114,6 +114,8 @@ final class ChaosReport {
                 + " The schedule is in `faults.md`.%n", injected, maxOverlap(), plan.faults().size()));
 
         md.append("\n## Recovery and delivery\n\n| measure | value |\n|---|---|\n");
+        takenBack(md, FaultPlan.Kind.KILL_RELAY, "relay SIGKILL until no row is left under its lease (taken back by"
+                + " another relay's liveness sweep, or by itself after a restart with the same id)");
         recovery(md, FaultPlan.Kind.KILL_RELAY, "relay SIGKILL until every row it had leased is PUBLISHED");
         recovery(md, FaultPlan.Kind.PAUSE_RELAY, "relay SIGSTOP (beyond its lease) until every row it had leased is"
                 + " PUBLISHED");
@@ -147,6 +149,9 @@ final class ChaosReport {
         row(md, "lost leases noticed (STALE_LOCK on a row at the end)",
                 env.count("SELECT count(*) FROM message_outbox WHERE last_error_code = 'STALE_LOCK'"));
 
+        md.append("\nEvery relay SIGKILL that caught the relay holding leases: its rows are free again once no row"
+                + " is left under its lease; publishing them also needs the broker and a running relay.\n\n")
+                .append(killedRelays());
         md.append("\n## Processes\n\n");
         if (fleet.unexpectedExits.isEmpty()) {
             md.append("No process exited unless a fault killed it.");
@@ -172,6 +177,42 @@ final class ChaosReport {
                 + all.size() + " injected)" : String.format("%.1f / %.1f s (%d faults with %d leased rows; %d held none;"
                 + " %d never recovered)", percentile(times, 0.5), times.get(times.size() - 1), times.size(), rows, empty,
                 open));
+    }
+
+    private void takenBack(StringBuilder md, FaultPlan.Kind kind, String what) {
+        List<Double> times = faults.recoveries.stream().filter(r -> r.kind() == kind && r.rows() > 0
+                && r.takenBackSeconds() >= 0).map(Faults.LeaseRecovery::takenBackSeconds).sorted().toList();
+        row(md, what + ", p50 / max", times.isEmpty() ? "no " + kind.name() + " caught a relay holding leases"
+                : String.format("%.1f / %.1f s (%d faults)", percentile(times, 0.5), times.get(times.size() - 1),
+                        times.size()));
+    }
+
+    /**
+     * Each relay SIGKILL with its rows: taken back and published, and the faults that overlapped it
+     * and keep rows from being published though they are free (the broker or the other relay away).
+     */
+    String killedRelays() {
+        StringBuilder md = new StringBuilder("| killed at | relay | leased rows | taken back after | all published after"
+                + " | faults overlapping until then |\n|---|---|---|---|---|---|\n");
+        List<Faults.LeaseRecovery> kills = faults.recoveries.stream().filter(r -> r.kind() == FaultPlan.Kind.KILL_RELAY
+                && r.rows() > 0).sorted(Comparator.comparingDouble(Faults.LeaseRecovery::atSeconds)).toList();
+        for (Faults.LeaseRecovery r : kills) {
+            double until = r.atSeconds() + r.seconds();
+            String overlapping = faults.done.stream()
+                    .filter(d -> d.startSeconds() < until && d.endSeconds() > r.atSeconds() - 1)
+                    .filter(d -> d.fault().kind() == FaultPlan.Kind.BROKER_RESTART
+                            || d.fault().kind() == FaultPlan.Kind.PROXY_CUT
+                            || d.fault().kind() == FaultPlan.Kind.PAUSE_RELAY
+                            || d.fault().kind() == FaultPlan.Kind.KILL_RELAY && d.startSeconds() > r.atSeconds() + 0.5)
+                    .map(d -> String.format("%s %.1f–%.1f s", d.fault().kind(), d.startSeconds() - loadOffset,
+                            d.endSeconds() - loadOffset))
+                    .collect(java.util.stream.Collectors.joining(", "));
+            md.append(String.format("| %.1f s | %s | %d | %s | %s | %s |%n", r.atSeconds() - loadOffset, r.relay(),
+                    r.rows(), r.takenBackSeconds() < 0 ? "never" : String.format("%.1f s", r.takenBackSeconds()),
+                    r.recovered() ? String.format("%.1f s", r.seconds()) : "never",
+                    overlapping.isEmpty() ? "none" : overlapping));
+        }
+        return md.toString();
     }
 
     String faultLog() {

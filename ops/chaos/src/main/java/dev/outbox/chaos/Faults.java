@@ -29,8 +29,26 @@ final class Faults {
     record Done(Fault fault, double startSeconds, double endSeconds, boolean injected, String outcome) {
     }
 
-    /** A relay's leased rows at its death (or pause), and how long until all were published. */
-    record LeaseRecovery(Kind kind, String relay, double atSeconds, int rows, double seconds, boolean recovered) {
+    /**
+     * A relay's leased rows at its death (or pause): how long until none was still under that relay's
+     * lease (taken back by another relay, or by itself after a restart), and until all were published.
+     * Publishing needs a broker, so the second includes any broker outage that overlapped.
+     */
+    record LeaseRecovery(Kind kind, String relay, double atSeconds, int rows, double takenBackSeconds, double seconds,
+            boolean recovered) {
+    }
+
+    /** The rows a relay holds and the lease token of each: a row is taken back once its token is gone. */
+    record Held(List<String> ids, List<Long> tokens) {
+        static final Held NONE = new Held(List.of(), List.of());
+
+        int size() {
+            return ids.size();
+        }
+
+        boolean isEmpty() {
+            return ids.isEmpty();
+        }
     }
 
     /** When backends of the API were terminated: a 503 near such a moment is expected. */
@@ -102,7 +120,7 @@ final class Faults {
                     String detail;
                     if (kind == Fleet.Kind.RELAY) {
                         // frozen first, so the rows it leases are exactly the ones it holds when it dies
-                        List<String> leased = List.of();
+                        Held leased = Held.NONE;
                         try {
                             leased = freezeHoldingLeases(s);
                         } finally {
@@ -129,7 +147,7 @@ final class Faults {
                     return null;
                 }
                 try {
-                    List<String> leased;
+                    Held leased;
                     try {
                         leased = freezeHoldingLeases(s);
                         watchRecovery(Kind.PAUSE_RELAY, s.relayId(), leased);
@@ -239,8 +257,8 @@ final class Faults {
      * lets it run a few milliseconds and tries again, for up to about three seconds. Returns the
      * rows it holds; the relay is left stopped.
      */
-    private List<String> freezeHoldingLeases(Slot s) throws Exception {
-        List<String> leased = List.of();
+    private Held freezeHoldingLeases(Slot s) throws Exception {
+        Held leased = Held.NONE;
         for (int attempt = 0; attempt < 60; attempt++) {
             s.signal("STOP");
             leased = leasedBy(s.relayId());
@@ -253,36 +271,47 @@ final class Faults {
         return leased;
     }
 
-    private List<String> leasedBy(String relayId) throws SQLException {
+    private Held leasedBy(String relayId) throws SQLException {
         List<String> ids = new ArrayList<>();
+        List<Long> tokens = new ArrayList<>();
         try (Connection c = env.connection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT id::text FROM message_outbox WHERE status = 'IN_PROGRESS' AND locked_by = ?")) {
+                "SELECT id::text, lease_token FROM message_outbox WHERE status = 'IN_PROGRESS' AND locked_by = ?")) {
             ps.setString(1, relayId);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     ids.add(rs.getString(1));
+                    tokens.add(rs.getLong(2));
                 }
             }
         }
-        return ids;
+        return new Held(ids, tokens);
     }
 
-    private void watchRecovery(Kind kind, String relay, List<String> ids) {
+    private void watchRecovery(Kind kind, String relay, Held held) {
         double at = seconds();
+        List<String> ids = held.ids();
         if (ids.isEmpty()) {
-            recoveries.add(new LeaseRecovery(kind, relay, at, 0, 0, true));
+            recoveries.add(new LeaseRecovery(kind, relay, at, 0, 0, 0, true));
             return;
         }
         Thread t = new Thread(() -> {
+            double takenBack = -1;
             while (true) {
                 try (Connection c = env.connection(); PreparedStatement ps = c.prepareStatement(
-                        "SELECT count(*) FROM message_outbox WHERE id = ANY(?::uuid[]) AND status <> 'PUBLISHED'")) {
+                        "SELECT count(*) FILTER (WHERE status <> 'PUBLISHED'),"
+                                + " count(*) FILTER (WHERE status = 'IN_PROGRESS' AND lease_token = ANY(?))"
+                                + " FROM message_outbox WHERE id = ANY(?::uuid[])")) {
+                    ps.setArray(1, c.createArrayOf("bigint", held.tokens().toArray()));
                     Array array = c.createArrayOf("text", ids.toArray());
-                    ps.setArray(1, array);
+                    ps.setArray(2, array);
                     try (ResultSet rs = ps.executeQuery()) {
                         rs.next();
+                        if (takenBack < 0 && rs.getLong(2) == 0) {
+                            takenBack = seconds() - at;
+                        }
                         if (rs.getLong(1) == 0) {
-                            recoveries.add(new LeaseRecovery(kind, relay, at, ids.size(), seconds() - at, true));
+                            recoveries.add(new LeaseRecovery(kind, relay, at, ids.size(), takenBack, seconds() - at,
+                                    true));
                             return;
                         }
                     }
@@ -290,7 +319,8 @@ final class Faults {
                     System.out.println("[chaos] watching " + relay + "'s leased rows: " + e);
                 }
                 if (stopping && watchDeadlinePassed) {
-                    recoveries.add(new LeaseRecovery(kind, relay, at, ids.size(), seconds() - at, false));
+                    recoveries.add(new LeaseRecovery(kind, relay, at, ids.size(), takenBack, seconds() - at,
+                            false));
                     return;
                 }
                 try {
