@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -57,6 +58,14 @@ public final class ChaosMain {
             try (TcpProxy proxy = TcpProxy.start(env.brokerHost(), env.brokerPort());
                     Observer observer = Observer.start(env.amqpUri);
                     Fleet fleet = new Fleet(env, o, env.amqpUriVia(proxy.host(), proxy.port()), t0)) {
+                // Ctrl-C or SIGTERM mid-soak: leave no process behind (a SIGSTOPped relay among them) and no
+                // broker application stopped; an orderly end has cleaned up before the JVM exits
+                AtomicBoolean finished = new AtomicBoolean();
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                    if (!finished.get()) {
+                        interrupted(fleet, o);
+                    }
+                }, "chaos-interrupted"));
                 fleet.startAll();
                 System.out.printf("[chaos] %6.1fs 6 processes ready; load and %d faults for %s%n", seconds(t0),
                         plan.faults().size(), o.duration());
@@ -105,7 +114,23 @@ public final class ChaosMain {
                 long violations = checks.stream().mapToLong(Invariants.Check::violations).sum();
                 System.out.println("[chaos] report: " + o.out().resolve("report.md").toAbsolutePath() + "; "
                         + (violations == 0 ? "every invariant held" : violations + " violation(s)"));
+                finished.set(true);
                 return violations == 0 ? 0 : 1;
+            }
+        }
+    }
+
+    private static void interrupted(Fleet fleet, ChaosOptions o) {
+        System.out.println("[chaos] interrupted: killing the soak's processes");
+        fleet.close();
+        if (o.brokerRestart()) {
+            try {
+                System.out.println("[chaos] starting the broker application in case a fault had stopped it: "
+                        + ChaosEnv.rabbitmqctl("start_app"));
+            } catch (IOException | RuntimeException e) {
+                System.out.println("[chaos] could not start the broker application: " + e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }
