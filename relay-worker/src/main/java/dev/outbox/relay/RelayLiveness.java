@@ -5,6 +5,7 @@ import dev.outbox.persistence.DataAccessException;
 import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.persistence.outbox.OutboxMapper;
 import dev.outbox.persistence.outbox.OutboxStatus;
+import dev.outbox.persistence.relay.LivenessLock;
 import dev.outbox.persistence.relay.RelayLock;
 import dev.outbox.persistence.relay.RelayRegistry;
 import io.micrometer.core.instrument.Counter;
@@ -20,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +51,7 @@ final class RelayLiveness implements AutoCloseable {
     private static final int FORGET_EVERY = 300;
 
     private final LivenessConfig config;
-    private final DatabaseConfig database;
+    private final Supplier<LivenessLock> connector;
     private final String relayId;
     private final RelayRegistry registry;
     private final ClaimGate gate;
@@ -75,9 +77,16 @@ final class RelayLiveness implements AutoCloseable {
 
     RelayLiveness(LivenessConfig config, DatabaseConfig database, String relayId, RelayRegistry registry,
             ClaimGate gate, Runnable wakeUp, ExponentialBackoff backoff, int maxAttempts, MeterRegistry meters) {
+        this(config, () -> RelayLock.connect(database, relayId, config.silentHostTimeout()), relayId, registry, gate,
+                wakeUp, backoff, maxAttempts, meters);
+    }
+
+    /** {@code connector} opens a new session of the relay's lock each time it is called. */
+    RelayLiveness(LivenessConfig config, Supplier<LivenessLock> connector, String relayId, RelayRegistry registry,
+            ClaimGate gate, Runnable wakeUp, ExponentialBackoff backoff, int maxAttempts, MeterRegistry meters) {
         this.maxAttempts = maxAttempts;
         this.config = config;
-        this.database = database;
+        this.connector = connector;
         this.relayId = relayId;
         this.registry = registry;
         this.gate = gate;
@@ -149,9 +158,9 @@ final class RelayLiveness implements AutoCloseable {
         boolean tookBack = false;
         int failures = 0;
         while (running) {
-            RelayLock lock = null;
+            LivenessLock lock = null;
             try {
-                lock = RelayLock.connect(database, relayId, config.silentHostTimeout());
+                lock = connector.get();
                 long refusals = 0;
                 while (running && !lock.tryAcquire()) {
                     refused.increment();
@@ -159,7 +168,7 @@ final class RelayLiveness implements AutoCloseable {
                     if (refusals % 30 == 0) {
                         LOG.error("relay id {} is in use: its liveness lock is held by {}. This process claims nothing"
                                 + " until that one is gone; two live processes must never share OUTBOX_RELAY_ID",
-                                relayId, lock.holder());
+                                relayId, lock.holder().description());
                     }
                     refusals++;
                     Thread.sleep(config.checkInterval().toMillis());
@@ -294,7 +303,7 @@ final class RelayLiveness implements AutoCloseable {
         }
     }
 
-    private void release(RelayLock lock) {
+    private void release(LivenessLock lock) {
         try {
             lock.close();
         } catch (DataAccessException e) {
