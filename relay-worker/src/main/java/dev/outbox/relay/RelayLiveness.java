@@ -49,6 +49,8 @@ final class RelayLiveness implements AutoCloseable {
     private static final int RELEASE_BATCH = 1_000;
     /** Forgetting long-dead relays is housekeeping: once every this many sweeps is plenty. */
     private static final int FORGET_EVERY = 300;
+    /** A peer's sweep holds a dead relay's key for one short transaction: this is plenty to outwait it. */
+    private static final long SWEEP_RETRY_MILLIS = 100;
 
     private final LivenessConfig config;
     private final Supplier<LivenessLock> connector;
@@ -155,25 +157,32 @@ final class RelayLiveness implements AutoCloseable {
     }
 
     private void hold() {
+        try {
+            holdWhileRunning();
+        } finally {
+            if (running) {
+                // the loop catches everything, so this is the unforeseen: a relay that may not hold its
+                // lock must not claim, and must not look healthy
+                held = false;
+                backendPid = -1;
+                state = "DOWN: the liveness holder stopped; not claiming";
+                gate.close("the liveness holder stopped");
+                LOG.error("relay {}: the liveness holder stopped while the relay runs; it claims nothing from now on",
+                        relayId);
+            } else {
+                held = false;
+            }
+        }
+    }
+
+    private void holdWhileRunning() {
         boolean tookBack = false;
         int failures = 0;
         while (running) {
             LivenessLock lock = null;
             try {
                 lock = connector.get();
-                long refusals = 0;
-                while (running && !lock.tryAcquire()) {
-                    refused.increment();
-                    state = "DOWN: relay id " + relayId + " is in use by another process; not claiming";
-                    if (refusals % 30 == 0) {
-                        LOG.error("relay id {} is in use: its liveness lock is held by {}. This process claims nothing"
-                                + " until that one is gone; two live processes must never share OUTBOX_RELAY_ID",
-                                relayId, lock.holder().description());
-                    }
-                    refusals++;
-                    Thread.sleep(config.checkInterval().toMillis());
-                }
-                if (!running) {
+                if (!acquire(lock)) {
                     return;
                 }
                 lock.recordIncarnation(host(), ProcessHandle.current().pid(), processStart());
@@ -201,8 +210,9 @@ final class RelayLiveness implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (RuntimeException e) {
-                // DataAccessException (session gone, database down) or a surprise: never let the thread die
+            } catch (Throwable e) {
+                // DataAccessException (session gone, database down), or anything else, an Error included:
+                // the lock's session is closed below, so the gate must close with it, and the thread lives on
                 failures++;
                 errors.increment();
                 String why = e instanceof DataAccessException ? e.getMessage() : e.toString();
@@ -215,7 +225,7 @@ final class RelayLiveness implements AutoCloseable {
                             + " marks on those", relayId, why, e instanceof DataAccessException ? null : e);
                 } else if (failures == 1 || Integer.bitCount(failures) == 1) {
                     LOG.warn("relay {} cannot take its liveness lock ({}); attempt {} failed, not claiming", relayId,
-                            why, failures);
+                            why, failures, e instanceof DataAccessException ? null : e);
                 }
                 state = "DOWN: no liveness lock (" + why + "); not claiming";
                 backendPid = -1;
@@ -223,14 +233,46 @@ final class RelayLiveness implements AutoCloseable {
                     return;
                 }
             } finally {
-                if (!running) {
-                    held = false;
-                }
                 if (lock != null) {
                     release(lock);
                 }
             }
         }
+    }
+
+    /**
+     * Waits until {@code lock} is held; false when the relay stopped meanwhile. A holder that is
+     * another relay's liveness session is a second live process with this relay id. Any other
+     * holder is most likely a peer's sweep, which holds the key for the one short transaction in
+     * which it gives back what this id's previous incarnation left: worth a quick second try, not
+     * an alarm; only when it still holds the key then is the id reported in use.
+     */
+    private boolean acquire(LivenessLock lock) throws InterruptedException {
+        int refusals = 0;
+        long inUse = 0;
+        while (running && !lock.tryAcquire()) {
+            refusals++;
+            LivenessLock.LockHolder holder = lock.holder();
+            if (refusals == 1 && !holder.livenessSession()) {
+                long retry = Math.min(SWEEP_RETRY_MILLIS, config.checkInterval().toMillis());
+                state = "DOWN: waiting for its liveness lock, held by " + holder.description() + "; not claiming";
+                LOG.info("relay id {}: its liveness lock is held by {}, most likely another relay's sweep giving back"
+                        + " the rows a previous incarnation of this id left; trying again in {} ms", relayId,
+                        holder.description(), retry);
+                Thread.sleep(retry);
+                continue;
+            }
+            refused.increment();
+            state = "DOWN: relay id " + relayId + " is in use by another process; not claiming";
+            if (inUse % 30 == 0) {
+                LOG.error("relay id {} is in use: its liveness lock is held by {}. This process claims nothing"
+                        + " until that one is gone; two live processes must never share OUTBOX_RELAY_ID",
+                        relayId, holder.description());
+            }
+            inUse++;
+            Thread.sleep(config.checkInterval().toMillis());
+        }
+        return running;
     }
 
     /** Runs before the gate first opens: nothing of this process is leased yet. */
