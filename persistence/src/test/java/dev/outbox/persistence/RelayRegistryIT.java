@@ -8,11 +8,18 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.persistence.outbox.OutboxMapper;
 import dev.outbox.persistence.relay.RelayLock;
 import dev.outbox.persistence.relay.RelayRegistry;
+import dev.outbox.persistence.relay.RelayRegistryMapper;
+import dev.outbox.persistence.relay.RelayView;
 import dev.outbox.testkit.TestDatabase;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import com.google.inject.Injector;
+import jakarta.inject.Inject;
+import org.mybatis.guice.transactional.Transactional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,13 +36,15 @@ class RelayRegistryIT {
     private static final int MAX_ATTEMPTS = 5;
     private static HikariDataSource pool;
     private static RelayRegistry registry;
+    private static InOneTransaction inOneTransaction;
 
     @BeforeAll
     static void start() {
         pool = DataSources.create(DatabaseConfig.of(DB.url(), DB.user(), DB.password(), "relay-registry-it")
                 .withPoolSize(4));
-        registry = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(30)))
-                .getInstance(RelayRegistry.class);
+        Injector injector = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(30)));
+        registry = injector.getInstance(RelayRegistry.class);
+        inOneTransaction = injector.getInstance(InOneTransaction.class);
     }
 
     @AfterAll
@@ -125,6 +134,73 @@ class RelayRegistryIT {
             assertEquals("PENDING", row(mine).get("status"));
             assertEquals("IN_PROGRESS", row(other).get("status"));
         }
+    }
+
+    @Test
+    void aRelayWithoutLivenessLeavesTheRegistryUnlessALiveSessionHoldsItsId() {
+        deadRelay("relay-pooled");
+        UUID leftByEarlierRun = leased("relay-pooled", 1, null);
+        assertEquals(RelayRegistry.Unregistered.REMOVED, registry.unregister("relay-pooled", MAX_ATTEMPTS));
+        assertEquals(Map.of("status", "PENDING", "attempt_count", 0, "last_error_code", "RELAY_DIED"),
+                withoutLock(row(leftByEarlierRun)), "the dead registration's rows are given back, as a sweep would");
+        assertEquals(0L, DB.count("SELECT count(*) FROM outbox_relays WHERE relay_id = 'relay-pooled'"));
+        assertEquals(RelayRegistry.Unregistered.NOT_REGISTERED, registry.unregister("relay-pooled", MAX_ATTEMPTS));
+
+        UUID nowLeased = leased("relay-pooled", 1, null);
+        deadRelay("relay-dead");
+        assertEquals(0, registry.releaseDeadRelays("relay-self", 100, MAX_ATTEMPTS).size(),
+                "relay-dead holds nothing, and relay-pooled is no longer a sweep's business");
+        assertEquals("IN_PROGRESS", row(nowLeased).get("status"));
+
+        try (RelayLock twin = lock("relay-twin")) {
+            assertTrue(twin.tryAcquire());
+            UUID ofTwin = leased("relay-twin", 1, null);
+            assertEquals(RelayRegistry.Unregistered.LOCK_HELD, registry.unregister("relay-twin", MAX_ATTEMPTS));
+            assertEquals("IN_PROGRESS", row(ofTwin).get("status"));
+            assertEquals(1L, DB.count("SELECT count(*) FROM outbox_relays WHERE relay_id = 'relay-twin'"));
+        }
+    }
+
+    /** Runs the sweep's first statement and looks at the locks while its transaction is still open. */
+    public static class InOneTransaction {
+        private final RelayRegistryMapper mapper;
+
+        @Inject
+        InOneTransaction(RelayRegistryMapper mapper) {
+            this.mapper = mapper;
+        }
+
+        @Transactional
+        public <T> T lockDeadRelaysThen(String self, List<String> dead, Supplier<T> whileLocked) {
+            dead.addAll(mapper.lockDeadRelays(self, RelayLock.NAMESPACE));
+            return whileLocked.get();
+        }
+    }
+
+    @Test
+    void aSweepLocksOnlyDeadRelaysThatHoldRowsSoIdleOnesNeverLookAlive() {
+        deadRelay("relay-dead");
+        UUID ofDead = leased("relay-dead", 1, null);
+        List<String> idle = java.util.stream.IntStream.rangeClosed(1, 20).mapToObj(i -> "relay-idle-" + i).toList();
+        idle.forEach(RelayRegistryIT::deadRelay);
+        // the plan a database with statistics gets (autovacuum analyzes these tables soon enough)
+        DB.execute("ANALYZE outbox_relays, message_outbox");
+        Map<Object, Object> relayByKey = DB.rows("SELECT relay_id, lock_key FROM outbox_relays").stream()
+                .collect(Collectors.toMap(r -> ((Number) r.get("lock_key")).longValue(), r -> r.get("relay_id")));
+        List<String> dead = new java.util.ArrayList<>();
+
+        Map<String, List<Object>> duringSweep = inOneTransaction.lockDeadRelaysThen("relay-self", dead, () -> Map.of(
+                "locked", DB.rows("SELECT objid::bigint AS key FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                        + " AND classid = ?::integer::oid ORDER BY 1", RelayLock.NAMESPACE).stream()
+                        .map(r -> relayByKey.get(((Number) r.get("key")).longValue())).toList(),
+                "alive", registry.list().stream().filter(RelayView::alive).map(v -> (Object) v.relayId()).toList()));
+
+        assertEquals(List.of("relay-dead"), dead);
+        assertEquals(List.of("relay-dead"), duringSweep.get("locked"),
+                "only the dead relay whose rows are given back is locked; idle dead relays are not touched");
+        assertEquals(List.of("relay-dead"), duringSweep.get("alive"), "idle dead relays never look alive");
+        assertEquals("IN_PROGRESS", row(ofDead).get("status"), "only the first statement ran");
+        assertEquals(idle.size() + 1, registry.list().stream().filter(v -> !v.alive()).count());
     }
 
     private static Map<String, Object> withoutLock(Map<String, Object> row) {

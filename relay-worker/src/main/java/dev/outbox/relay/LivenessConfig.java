@@ -1,6 +1,7 @@
 package dev.outbox.relay;
 
 import dev.outbox.config.Settings;
+import dev.outbox.messaging.ExponentialBackoff;
 import java.time.Duration;
 
 /**
@@ -15,6 +16,7 @@ import java.time.Duration;
  * @param forgetAfter how long a dead relay that holds nothing stays in the registry
  */
 record LivenessConfig(boolean enabled, Duration checkInterval, Duration silentHostTimeout, Duration forgetAfter) {
+    private static final Duration RECONNECT_INITIAL = Duration.ofMillis(200);
 
     static LivenessConfig from(Settings s) {
         return new LivenessConfig(
@@ -25,5 +27,15 @@ record LivenessConfig(boolean enabled, Duration checkInterval, Duration silentHo
                         Duration.ofMinutes(10)),
                 s.duration("OUTBOX_RELAY_LIVENESS_FORGET_AFTER", Duration.ofDays(1), Duration.ofMinutes(1),
                         Duration.ofDays(365)));
+    }
+
+    /**
+     * How long the liveness lock's holder waits between failed attempts to take it. Capped at the
+     * check interval, not at the broker's reconnect cap: the claim gate stays shut until the lock is
+     * held, so after a database outage every second of backoff is a second the relay claims nothing.
+     */
+    ExponentialBackoff reconnectBackoff() {
+        Duration initial = checkInterval.compareTo(RECONNECT_INITIAL) < 0 ? checkInterval : RECONNECT_INITIAL;
+        return new ExponentialBackoff(initial, checkInterval);
     }
 }

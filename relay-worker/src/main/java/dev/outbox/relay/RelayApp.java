@@ -37,6 +37,8 @@ import org.slf4j.LoggerFactory;
 /** The relay process's parts, wired from settings; {@link RelayMain} and the launcher run it. */
 public final class RelayApp implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RelayApp.class);
+    private static final int UNREGISTER_ATTEMPTS = 50;
+    private static final Duration UNREGISTER_RETRY = Duration.ofMillis(100);
 
     private final Database database;
     private final BrokerSession session;
@@ -94,11 +96,12 @@ public final class RelayApp implements AutoCloseable {
             RelayLiveness liveness = null;
             if (livenessConfig.enabled()) {
                 liveness = new RelayLiveness(livenessConfig, databaseConfig, config.relayId(), relays, relay.claims(),
-                        relay::wakeUp, new ExponentialBackoff(config.reconnectInitial(), config.reconnectMax()),
-                        config.backoff().size(), registry);
+                        relay::wakeUp, livenessConfig.reconnectBackoff(), config.backoff().size(), registry);
                 // before the relay starts: it claims nothing until it holds its lock and has taken back its rows
                 liveness.start();
                 started.add(liveness);
+            } else {
+                leaveToTheLease(relays, config.relayId(), config.backoff().size());
             }
             session.start();
             started.add(session);
@@ -154,6 +157,40 @@ public final class RelayApp implements AutoCloseable {
             closeAll(started);
             database.close();
             throw e;
+        }
+    }
+
+    /**
+     * A relay without liveness never holds its lock, so if its id stayed registered (an earlier run
+     * with liveness), every peer's sweep would take its in-flight rows for a dead relay's. It leaves
+     * the registry before it claims anything, so its rows are recovered by the lease alone.
+     */
+    private static void leaveToTheLease(RelayRegistry relays, String relayId, int maxAttempts) {
+        for (int attempt = 1; ; attempt++) {
+            RelayRegistry.Unregistered outcome = relays.unregister(relayId, maxAttempts);
+            switch (outcome) {
+                case NOT_REGISTERED -> {
+                    return;
+                }
+                case REMOVED -> {
+                    LOG.info("relay {} runs without liveness: removed its id from the relay registry (an earlier run"
+                            + " registered it), so its leases are recovered by the lease alone", relayId);
+                    return;
+                }
+                case LOCK_HELD -> {
+                    if (attempt >= UNREGISTER_ATTEMPTS) {
+                        throw new ConfigurationException("relay id " + relayId + " is held by a live relay's liveness"
+                                + " lock; two live processes must never share OUTBOX_RELAY_ID");
+                    }
+                    // most likely a peer's sweep giving back this id's old rows, for one short transaction
+                    try {
+                        Thread.sleep(UNREGISTER_RETRY.toMillis());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException("interrupted while leaving the relay registry", e);
+                    }
+                }
+            }
         }
     }
 

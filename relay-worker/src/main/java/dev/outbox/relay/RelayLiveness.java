@@ -5,6 +5,7 @@ import dev.outbox.persistence.DataAccessException;
 import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.persistence.outbox.OutboxMapper;
 import dev.outbox.persistence.outbox.OutboxStatus;
+import dev.outbox.persistence.relay.LivenessLock;
 import dev.outbox.persistence.relay.RelayLock;
 import dev.outbox.persistence.relay.RelayRegistry;
 import io.micrometer.core.instrument.Counter;
@@ -20,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,9 +49,11 @@ final class RelayLiveness implements AutoCloseable {
     private static final int RELEASE_BATCH = 1_000;
     /** Forgetting long-dead relays is housekeeping: once every this many sweeps is plenty. */
     private static final int FORGET_EVERY = 300;
+    /** A peer's sweep holds a dead relay's key for one short transaction: this is plenty to outwait it. */
+    private static final long SWEEP_RETRY_MILLIS = 100;
 
     private final LivenessConfig config;
-    private final DatabaseConfig database;
+    private final Supplier<LivenessLock> connector;
     private final String relayId;
     private final RelayRegistry registry;
     private final ClaimGate gate;
@@ -75,9 +79,16 @@ final class RelayLiveness implements AutoCloseable {
 
     RelayLiveness(LivenessConfig config, DatabaseConfig database, String relayId, RelayRegistry registry,
             ClaimGate gate, Runnable wakeUp, ExponentialBackoff backoff, int maxAttempts, MeterRegistry meters) {
+        this(config, () -> RelayLock.connect(database, relayId, config.silentHostTimeout()), relayId, registry, gate,
+                wakeUp, backoff, maxAttempts, meters);
+    }
+
+    /** {@code connector} opens a new session of the relay's lock each time it is called. */
+    RelayLiveness(LivenessConfig config, Supplier<LivenessLock> connector, String relayId, RelayRegistry registry,
+            ClaimGate gate, Runnable wakeUp, ExponentialBackoff backoff, int maxAttempts, MeterRegistry meters) {
         this.maxAttempts = maxAttempts;
         this.config = config;
-        this.database = database;
+        this.connector = connector;
         this.relayId = relayId;
         this.registry = registry;
         this.gate = gate;
@@ -146,25 +157,32 @@ final class RelayLiveness implements AutoCloseable {
     }
 
     private void hold() {
+        try {
+            holdWhileRunning();
+        } finally {
+            if (running) {
+                // the loop catches everything, so this is the unforeseen: a relay that may not hold its
+                // lock must not claim, and must not look healthy
+                held = false;
+                backendPid = -1;
+                state = "DOWN: the liveness holder stopped; not claiming";
+                gate.close("the liveness holder stopped");
+                LOG.error("relay {}: the liveness holder stopped while the relay runs; it claims nothing from now on",
+                        relayId);
+            } else {
+                held = false;
+            }
+        }
+    }
+
+    private void holdWhileRunning() {
         boolean tookBack = false;
         int failures = 0;
         while (running) {
-            RelayLock lock = null;
+            LivenessLock lock = null;
             try {
-                lock = RelayLock.connect(database, relayId, config.silentHostTimeout());
-                long refusals = 0;
-                while (running && !lock.tryAcquire()) {
-                    refused.increment();
-                    state = "DOWN: relay id " + relayId + " is in use by another process; not claiming";
-                    if (refusals % 30 == 0) {
-                        LOG.error("relay id {} is in use: its liveness lock is held by {}. This process claims nothing"
-                                + " until that one is gone; two live processes must never share OUTBOX_RELAY_ID",
-                                relayId, lock.holder());
-                    }
-                    refusals++;
-                    Thread.sleep(config.checkInterval().toMillis());
-                }
-                if (!running) {
+                lock = connector.get();
+                if (!acquire(lock)) {
                     return;
                 }
                 lock.recordIncarnation(host(), ProcessHandle.current().pid(), processStart());
@@ -192,8 +210,9 @@ final class RelayLiveness implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (RuntimeException e) {
-                // DataAccessException (session gone, database down) or a surprise: never let the thread die
+            } catch (Throwable e) {
+                // DataAccessException (session gone, database down), or anything else, an Error included:
+                // the lock's session is closed below, so the gate must close with it, and the thread lives on
                 failures++;
                 errors.increment();
                 String why = e instanceof DataAccessException ? e.getMessage() : e.toString();
@@ -206,7 +225,7 @@ final class RelayLiveness implements AutoCloseable {
                             + " marks on those", relayId, why, e instanceof DataAccessException ? null : e);
                 } else if (failures == 1 || Integer.bitCount(failures) == 1) {
                     LOG.warn("relay {} cannot take its liveness lock ({}); attempt {} failed, not claiming", relayId,
-                            why, failures);
+                            why, failures, e instanceof DataAccessException ? null : e);
                 }
                 state = "DOWN: no liveness lock (" + why + "); not claiming";
                 backendPid = -1;
@@ -214,14 +233,46 @@ final class RelayLiveness implements AutoCloseable {
                     return;
                 }
             } finally {
-                if (!running) {
-                    held = false;
-                }
                 if (lock != null) {
                     release(lock);
                 }
             }
         }
+    }
+
+    /**
+     * Waits until {@code lock} is held; false when the relay stopped meanwhile. A holder that is
+     * another relay's liveness session is a second live process with this relay id. Any other
+     * holder is most likely a peer's sweep, which holds the key for the one short transaction in
+     * which it gives back what this id's previous incarnation left: worth a quick second try, not
+     * an alarm; only when it still holds the key then is the id reported in use.
+     */
+    private boolean acquire(LivenessLock lock) throws InterruptedException {
+        int refusals = 0;
+        long inUse = 0;
+        while (running && !lock.tryAcquire()) {
+            refusals++;
+            LivenessLock.LockHolder holder = lock.holder();
+            if (refusals == 1 && !holder.livenessSession()) {
+                long retry = Math.min(SWEEP_RETRY_MILLIS, config.checkInterval().toMillis());
+                state = "DOWN: waiting for its liveness lock, held by " + holder.description() + "; not claiming";
+                LOG.info("relay id {}: its liveness lock is held by {}, most likely another relay's sweep giving back"
+                        + " the rows a previous incarnation of this id left; trying again in {} ms", relayId,
+                        holder.description(), retry);
+                Thread.sleep(retry);
+                continue;
+            }
+            refused.increment();
+            state = "DOWN: relay id " + relayId + " is in use by another process; not claiming";
+            if (inUse % 30 == 0) {
+                LOG.error("relay id {} is in use: its liveness lock is held by {}. This process claims nothing"
+                        + " until that one is gone; two live processes must never share OUTBOX_RELAY_ID",
+                        relayId, holder.description());
+            }
+            inUse++;
+            Thread.sleep(config.checkInterval().toMillis());
+        }
+        return running;
     }
 
     /** Runs before the gate first opens: nothing of this process is leased yet. */
@@ -294,7 +345,7 @@ final class RelayLiveness implements AutoCloseable {
         }
     }
 
-    private void release(RelayLock lock) {
+    private void release(LivenessLock lock) {
         try {
             lock.close();
         } catch (DataAccessException e) {

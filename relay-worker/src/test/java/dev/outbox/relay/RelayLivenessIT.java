@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.config.Settings;
 import dev.outbox.messaging.Topology;
+import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.persistence.outbox.MessageContext;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.persistence.relay.RelayLock;
@@ -260,6 +261,41 @@ class RelayLivenessIT {
         assertTrue(took < RECOVERY_BOUND.toMillis(), "published " + took + " ms after the restart");
         assertEquals(orders, again.liveness().recovered());
         assertEquals(orders, fx.count("last_error_code = 'RELAY_DIED' AND attempt_count = 1"));
+    }
+
+    @Test
+    void aRelayRunWithoutLivenessUnderAnIdRegisteredBeforeKeepsItsRowsFromPeersSweeps() throws Exception {
+        String relayId = "relay-pooled";
+        // an earlier run of this relay id held its liveness lock, and is gone: the id stays registered
+        try (RelayLock earlier = RelayLock.connect(DatabaseConfig.of(fx.db.url(), fx.db.user(), fx.db.password(),
+                "relay-liveness-it"), relayId, Duration.ofSeconds(10))) {
+            assertTrue(earlier.tryAcquire());
+        }
+        // now it runs behind a transaction-mode pooler, without liveness, and holds leased rows
+        TcpProxy proxy = closeLater(TcpProxy.start(fx.broker.host(), fx.broker.port()));
+        closeLater(RelayApp.start(new Settings(fx.env("OUTBOX_RELAY_ID", relayId, "OUTBOX_RELAY_LIVENESS", "false",
+                "OUTBOX_AMQP_URI", fx.broker.uriVia(proxy.host(), proxy.port()), "OUTBOX_RELAY_LEASE", LEASE,
+                "OUTBOX_RELAY_CONFIRM_TIMEOUT", "40s", "OUTBOX_AMQP_HEARTBEAT", "60s"))));
+        List<UUID> warmUp = fx.placeAndCapture(MessageContext.none()).stream().map(NewOutboxMessage::id).toList();
+        await().atMost(Duration.ofSeconds(30)).until(() -> published(warmUp) == warmUp.size());
+        proxy.stall();
+        int orders = 5;
+        List<UUID> all = new ArrayList<>();
+        for (int i = 0; i < orders; i++) {
+            fx.placeAndCapture(MessageContext.none()).forEach(r -> all.add(r.id()));
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> heldBy(relayId) == orders);
+
+        RelayApp watcher = relay("relay-watcher", "OUTBOX_RELAY_LIVENESS_CHECK_INTERVAL", "100ms");
+        long sweeps = watcher.liveness().sweeps();
+        // its lock is free for ever: each of these sweeps would give its rows away if it were still registered
+        await().atMost(Duration.ofSeconds(30)).until(() -> watcher.liveness().sweeps() >= sweeps + 20);
+        assertEquals(orders, heldBy(relayId), "recovered by the lease alone, as the README says");
+        assertEquals(0, watcher.liveness().recovered());
+
+        proxy.resume();
+        await().atMost(Duration.ofSeconds(30)).until(() -> published(all) == all.size());
+        assertEquals(0, fx.count("last_error_code = 'RELAY_DIED'"), "nothing was given away as RELAY_DIED");
     }
 
     private static void query(Connection c, String sql) {

@@ -23,9 +23,11 @@ import java.util.Properties;
  * <p>Not thread-safe: one thread opens, uses and closes it (a pgjdbc connection is not to be
  * closed from another thread while it reads). Failures are {@link dev.outbox.persistence.DataAccessException}s.
  */
-public final class RelayLock implements AutoCloseable {
+public final class RelayLock implements LivenessLock {
     /** First key of every relay's lock: "outb" in ASCII, recognisable in {@code pg_locks}. */
     public static final int NAMESPACE = 0x6f757462;
+    /** Ends the application name of every liveness session, so a refused relay can tell one from a sweep. */
+    public static final String APPLICATION_NAME_SUFFIX = "-liveness";
     private static final int KEEPALIVE_PROBES = 3;
 
     private final Connection connection;
@@ -93,7 +95,7 @@ public final class RelayLock implements AutoCloseable {
         if (database.password() != null) {
             p.setProperty("password", database.password());
         }
-        p.setProperty("ApplicationName", database.applicationName() + "-liveness");
+        p.setProperty("ApplicationName", database.applicationName() + APPLICATION_NAME_SUFFIX);
         p.setProperty("connectTimeout", String.valueOf(Math.max(1, database.connectTimeout().toSeconds())));
         // client side: the statements here are tiny, so one that hangs means the server is gone
         p.setProperty("tcpKeepAlive", "true");
@@ -101,7 +103,7 @@ public final class RelayLock implements AutoCloseable {
         return p;
     }
 
-    /** Takes the lock if nobody holds it; true when this session holds it now. */
+    @Override
     public boolean tryAcquire() {
         try (PreparedStatement s = connection.prepareStatement("SELECT pg_try_advisory_lock(?, ?)")) {
             s.setInt(1, NAMESPACE);
@@ -112,7 +114,7 @@ public final class RelayLock implements AutoCloseable {
         }
     }
 
-    /** Once the lock is held: who this incarnation is, for operators. */
+    @Override
     public void recordIncarnation(String host, long pid, Instant startedAt) {
         try (PreparedStatement s = connection.prepareStatement("UPDATE outbox_relays SET host = ?, pid = ?,"
                 + " started_at = ?, backend_pid = pg_backend_pid(), heartbeat_at = now() WHERE relay_id = ?")) {
@@ -130,6 +132,7 @@ public final class RelayLock implements AutoCloseable {
      * A round trip on the lock's own session: it fails as soon as the session is gone, which is
      * how the relay learns that it lost its lock. Also shows operators when it was last seen.
      */
+    @Override
     public void heartbeat() {
         try (PreparedStatement s = connection.prepareStatement(
                 "UPDATE outbox_relays SET heartbeat_at = now() WHERE relay_id = ?")) {
@@ -141,7 +144,8 @@ public final class RelayLock implements AutoCloseable {
     }
 
     /** Who holds this relay id's lock now, for the log line of a process that has to wait. */
-    public String holder() {
+    @Override
+    public LockHolder holder() {
         try (PreparedStatement s = connection.prepareStatement("SELECT l.pid, a.application_name,"
                 + " host(a.client_addr), a.backend_start, r.host, r.pid"
                 + " FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid"
@@ -154,12 +158,13 @@ public final class RelayLock implements AutoCloseable {
             s.setInt(3, lockKey);
             try (ResultSet rs = s.executeQuery()) {
                 if (!rs.next()) {
-                    return "nobody (it was released meanwhile)";
+                    return LockHolder.nobody();
                 }
-                return "database backend " + rs.getInt(1) + " (" + rs.getString(2) + " from "
+                String application = rs.getString(2);
+                return new LockHolder("database backend " + rs.getInt(1) + " (" + application + " from "
                         + (rs.getString(3) == null ? "a local socket" : rs.getString(3)) + ", connected since "
                         + rs.getTimestamp(4) + "); the registry names host " + rs.getString(5) + " pid "
-                        + rs.getObject(6);
+                        + rs.getObject(6), application != null && application.endsWith(APPLICATION_NAME_SUFFIX));
             }
         } catch (SQLException e) {
             throw DataAccessTranslation.translate(e);
@@ -170,16 +175,17 @@ public final class RelayLock implements AutoCloseable {
         return relayId;
     }
 
+    @Override
     public int lockKey() {
         return lockKey;
     }
 
     /** The server process of this session: what {@code pg_terminate_backend} would end. */
+    @Override
     public int backendPid() {
         return backendPid;
     }
 
-    /** Ends the session, and with it the lock. */
     @Override
     public void close() {
         try {

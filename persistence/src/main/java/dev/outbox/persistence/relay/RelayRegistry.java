@@ -14,6 +14,7 @@ import org.mybatis.guice.transactional.Transactional;
  */
 @Singleton
 public class RelayRegistry {
+    private static final int UNREGISTER_BATCH = 1_000;
     private final RelayRegistryMapper mapper;
 
     @Inject
@@ -45,6 +46,42 @@ public class RelayRegistry {
     public List<OutboxMapper.StaleLease> takeBackOwn(String relayId, int limit, int maxAttempts) {
         return mapper.releaseHeldBy(new String[] {relayId},
                 "was restarted before it recorded an outcome; the new incarnation gave it back", limit, maxAttempts);
+    }
+
+    /** What {@link #unregister} found. */
+    public enum Unregistered {
+        /** The relay id was not registered: nothing to do. */
+        NOT_REGISTERED,
+        /** It was registered and its lock was free: its rows were given back, and it is removed. */
+        REMOVED,
+        /** Some session holds its lock: a live relay with this id, or a peer's sweep for a moment. */
+        LOCK_HELD
+    }
+
+    /**
+     * For a relay that runs without liveness (behind a pooler that cannot keep a session): removes
+     * its id from the registry, so that no peer ever takes its rows for a dead relay's (its lock is
+     * always free) and they are recovered by the lease alone. A registration left by an earlier run
+     * with liveness is a dead incarnation's, since its lock is free: its rows are given back first,
+     * as a peer's sweep would have. Call before the relay claims anything.
+     */
+    @Transactional(force = true)
+    public Unregistered unregister(String relayId, int maxAttempts) {
+        Boolean locked = mapper.lockOwnRegistration(relayId, RelayLock.NAMESPACE);
+        if (locked == null) {
+            return Unregistered.NOT_REGISTERED;
+        }
+        if (!locked) {
+            return Unregistered.LOCK_HELD;
+        }
+        List<OutboxMapper.StaleLease> batch;
+        do {
+            batch = mapper.releaseHeldBy(new String[] {relayId},
+                    "ran with liveness before and is gone; the relay restarted without liveness gave it back",
+                    UNREGISTER_BATCH, maxAttempts);
+        } while (batch.size() == UNREGISTER_BATCH);
+        mapper.unregister(relayId);
+        return Unregistered.REMOVED;
     }
 
     /** Forgets dead relays that hold nothing and were last seen longer ago than {@code after}. */

@@ -20,10 +20,20 @@ public interface RelayRegistryMapper {
     List<String> lockDeadRelays(@Param("self") String self, @Param("namespace") int namespace);
 
     /**
+     * Tries {@code relayId}'s lock for the caller's transaction: true when taken (no session holds
+     * it), false when held, null when the relay id is not registered.
+     */
+    Boolean lockOwnRegistration(@Param("relayId") String relayId, @Param("namespace") int namespace);
+
+    /** Removes {@code relayId} from the registry. */
+    int unregister(@Param("relayId") String relayId);
+
+    /**
      * Gives back, due now and without counting the attempt, up to {@code limit} rows leased by
-     * {@code relayIds} ({@code RELAY_DIED}). Rows a concurrent statement holds are skipped. A row
-     * whose last error was already {@code RELAY_DIED} counts the attempt and is parked once it has
-     * used {@code maxAttempts}: a row that kills its relay must not take the whole fleet down in turn.
+     * {@code relayIds} ({@code RELAY_DIED}) that are still registered. Rows a concurrent statement
+     * holds are skipped. A row whose last error was already {@code RELAY_DIED} counts the attempt and
+     * is parked once it has used {@code maxAttempts}: a row that kills its relay must not take the
+     * whole fleet down in turn.
      */
     List<OutboxMapper.StaleLease> releaseHeldBy(@Param("relayIds") String[] relayIds, @Param("why") String why,
             @Param("limit") int limit, @Param("maxAttempts") int maxAttempts);
