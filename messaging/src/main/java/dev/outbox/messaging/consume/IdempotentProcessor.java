@@ -106,7 +106,13 @@ public class IdempotentProcessor {
         return new Outcome(Result.APPLIED, state.successorHeld(consumer, type, id));
     }
 
-    /** The held message that can be applied next for the aggregate, or null (a plain read). */
+    /**
+     * The held message that can be applied next for the aggregate, or null. A plain read, yet
+     * {@code @Transactional}: that is what translates its failures into {@code DataAccessException}s
+     * (an untranslated one escaped to the delivery callback and dead-lettered the message that had
+     * just been applied).
+     */
+    @Transactional
     public HeldMessage nextHeld(String consumer, String aggregateType, String aggregateId) {
         return state.nextHeld(consumer, aggregateType, aggregateId);
     }
