@@ -160,6 +160,12 @@ final class OutcomeRecorder implements Runnable {
      * at most; anything else is isolated at once.
      */
     private void failed(Throwable e) throws InterruptedException {
+        if (batch.isEmpty()) {
+            // every outcome committed; what failed came after them (waking the publishers, say)
+            stats.markFailed(false);
+            LOG.error("unexpected failure after the outcomes were recorded; carrying on", e);
+            return;
+        }
         if (e instanceof DatabaseUnavailableException) {
             stats.markFailed(true);
             Duration wait = dbBackoff.delay(outages++);

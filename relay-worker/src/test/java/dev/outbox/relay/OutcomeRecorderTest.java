@@ -192,6 +192,27 @@ class OutcomeRecorderTest {
     }
 
     @Test
+    void aFailureAfterEveryOutcomeCommittedDoesNotEndTheRecorder() {
+        AtomicLong wakeUps = new AtomicLong();
+        recorder = new OutcomeRecorder("relay-test", store, stats, 1_000, () -> {
+            if (wakeUps.incrementAndGet() == 1) {
+                throw new AssertionError("waking the publishers failed");
+            }
+        });
+        OutboxRecord first = leased();
+        recorder.add(published(first));
+        recorder.start();
+        await().atMost(WAIT).until(() -> wakeUps.get() == 1);
+
+        // the batch was already empty when it failed: nothing to keep, and nothing to isolate
+        OutboxRecord later = leased();
+        recorder.add(published(later));
+        await().atMost(WAIT).until(() -> store.recorded().containsKey(later.id()));
+        assertEquals(1, stats.markFailures(false));
+        assertEquals(2, store.calls("markPublished"), "one each: the committed mark was not written again");
+    }
+
+    @Test
     void aRowWhoseMarkIsRefusedEveryTimeIsIsolatedAfterAFewTriesAndEveryOtherOutcomeIsWritten() {
         List<OutcomeRecorder.Outcome> outcomes = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
