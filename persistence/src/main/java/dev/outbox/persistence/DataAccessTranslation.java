@@ -39,12 +39,17 @@ public final class DataAccessTranslation implements MethodInterceptor {
             return new DatabaseUnavailableException("no database connection available: " + where, failure);
         }
         String state = sql.getSQLState() == null ? "" : sql.getSQLState();
-        if (state.startsWith("08") || state.startsWith("57P") || state.startsWith("53") || state.equals("25006")
-                || state.equals("57014")) {
-            // connection gone or server shutting down (08, 57P), out of connections, memory or disk (53),
-            // a standby that refuses writes after a failover (25006), a statement cut by its timeout
-            // (57014): none is the statement's own fault, so the same statement later may succeed
+        if (state.startsWith("08") || state.startsWith("57P") || state.equals("53300") || state.equals("25006")) {
+            // connection gone or server shutting down (08, 57P), no connection to be had (53300 is only
+            // raised at connection start), a standby that refuses writes after a failover (25006): the
+            // database is away, and nothing the caller sends can succeed until it is back
             return new DatabaseUnavailableException("database unavailable (" + state + "): " + where, failure);
+        }
+        if (state.equals("57014") || state.startsWith("53")) {
+            // a statement cut by its timeout (57014), or out of memory, disk or a configured limit (53):
+            // the database answers, and the same statement later may succeed, but it may also be the
+            // statement's own fault, so retries of it must be bounded (see StatementRefusedException)
+            return new StatementRefusedException("statement refused (" + state + "): " + where, failure);
         }
         if (state.equals("40001") || state.equals("40P01") || state.equals("55P03")) {
             return new ConcurrencyConflictException("concurrent update (" + state + ")", failure);

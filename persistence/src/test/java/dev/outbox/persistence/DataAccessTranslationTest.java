@@ -19,10 +19,23 @@ class DataAccessTranslationTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"08006", "08001", "57P01", "57P03", "53300", "53100", "53200", "25006", "57014"})
-    void statesThatAreNotTheStatementsFaultAreTransient(String state) {
+    @ValueSource(strings = {"08006", "08001", "57P01", "57P03", "53300", "25006"})
+    void statesThatSayTheDatabaseIsAwayAreTransientUnavailability(String state) {
         DataAccessException e = translate(state);
         assertInstanceOf(DatabaseUnavailableException.class, e, state);
+        assertTrue(e.isTransient(), state);
+    }
+
+    /**
+     * The database answered but would not finish this statement now: transient (the API answers
+     * 503), yet not "the database is away", because the statement itself may be the cause and a
+     * caller that waited for the database to come back would retry it for ever.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"57014", "53000", "53100", "53200", "53400"})
+    void statementsTheReachableDatabaseRefusedForNowAreTransientButNotUnavailability(String state) {
+        DataAccessException e = translate(state);
+        assertInstanceOf(StatementRefusedException.class, e, state);
         assertTrue(e.isTransient(), state);
     }
 

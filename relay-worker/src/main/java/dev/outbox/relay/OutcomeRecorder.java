@@ -2,6 +2,7 @@ package dev.outbox.relay;
 
 import dev.outbox.messaging.ExponentialBackoff;
 import dev.outbox.persistence.DataAccessException;
+import dev.outbox.persistence.DatabaseUnavailableException;
 import dev.outbox.persistence.outbox.ErrorCode;
 import dev.outbox.persistence.outbox.Failure;
 import dev.outbox.persistence.outbox.Lease;
@@ -31,12 +32,23 @@ import org.slf4j.MDC;
  * outcomes are kept and written when it returns (a lease lost meanwhile is fenced out, and the
  * row is published again: a duplicate, which consumers absorb). A permanent error does not block
  * the outcomes behind it: the rows the database refuses are isolated, counted and left to
- * stale-lease recovery (see {@link #isolate}).
+ * stale-lease recovery (see {@link #isolate}); nor does a statement that a reachable database
+ * refuses every time (see {@link #REFUSALS_BEFORE_ISOLATING}). Nothing a write throws, an
+ * {@link Error} included, ends the recorder: with it gone, outcomes would pile up unwritten.
  */
 final class OutcomeRecorder implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(OutcomeRecorder.class);
     /** How often one outcome is tried alone before it is given up. */
     static final int SOLO_ATTEMPTS = 3;
+    /**
+     * How often in a row a statement refused by a reachable database (timeout, out of memory) or
+     * a conflict is retried with the same outcomes before they are isolated like a permanent
+     * error. Five tries, with about three seconds of backoff between them (plus each statement's
+     * own time, up to the statement timeout): enough for a lock or a load spike to pass, short enough that an outcome refused every time (a statement timeout it always
+     * runs into) does not hold up every outcome behind it. An unreachable database never counts
+     * here: isolating would give outcomes up while it is away.
+     */
+    static final int REFUSALS_BEFORE_ISOLATING = 5;
 
     /** What happened to one leased row. */
     sealed interface Outcome permits Published, Failed, Released {
@@ -65,6 +77,10 @@ final class OutcomeRecorder implements Runnable {
     /** How many outcomes of {@link #batch} one write takes: all of them, except while isolating a refused row. */
     private int part;
     private int soloFailures;
+    /** Consecutive failed writes because the database was away; only the recorder's thread touches it. */
+    private int outages;
+    /** Consecutive failed writes of the same outcomes refused by a reachable database. */
+    private int refusals;
     private volatile boolean running = true;
     private volatile Thread thread;
 
@@ -107,7 +123,6 @@ final class OutcomeRecorder implements Runnable {
 
     @Override
     public void run() {
-        int transientFailures = 0;
         while (running || !queue.isEmpty() || !batch.isEmpty()) {
             try {
                 if (batch.isEmpty()) {
@@ -118,31 +133,66 @@ final class OutcomeRecorder implements Runnable {
                     batch.add(first);
                     queue.drainTo(batch, maxBatch - 1);
                     part = maxBatch;
+                    refusals = 0;
                 }
                 write(new ArrayList<>(batch.subList(0, Math.min(part, batch.size()))));
-                transientFailures = 0;
+                outages = 0;
+                refusals = 0;
                 soloFailures = 0;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (RuntimeException e) {
+            } catch (Throwable e) { // NOPMD: the loop boundary, see the class comment
                 try {
-                    if (e instanceof DataAccessException d && d.isTransient()) {
-                        stats.markFailed(true);
-                        Duration wait = dbBackoff.delay(transientFailures++);
-                        LOG.warn("cannot record {} outcome(s) ({}); keeping them and retrying in {} ms", batch.size(),
-                                e.getMessage(), wait.toMillis());
-                        Thread.sleep(wait.toMillis());
-                    } else {
-                        stats.markFailed(false);
-                        isolate(e);
-                    }
+                    failed(e);
                 } catch (InterruptedException ie) {
                     Thread.currentThread().interrupt();
                     return;
                 }
             }
         }
+    }
+
+    /**
+     * What a failed write leads to; the outcomes that did not commit stay in {@link #batch}
+     * whatever it was. An unreachable database is waited out, the outcomes kept, however long it
+     * takes. A refusal or a conflict is waited out too, {@link #REFUSALS_BEFORE_ISOLATING} times
+     * at most; anything else is isolated at once.
+     */
+    private void failed(Throwable e) throws InterruptedException {
+        if (batch.isEmpty()) {
+            // every outcome committed; what failed came after them (waking the publishers, say)
+            stats.markFailed(false);
+            LOG.error("unexpected failure after the outcomes were recorded; carrying on", e);
+            return;
+        }
+        if (e instanceof DatabaseUnavailableException) {
+            stats.markFailed(true);
+            Duration wait = dbBackoff.delay(outages++);
+            LOG.warn("cannot record {} outcome(s) ({}); keeping them and retrying in {} ms", batch.size(),
+                    e.getMessage(), wait.toMillis());
+            Thread.sleep(wait.toMillis());
+            return;
+        }
+        if (e instanceof DataAccessException d && d.isTransient()) {
+            stats.markFailed(true);
+            boolean isolating = part < maxBatch;
+            if (!isolating && ++refusals < REFUSALS_BEFORE_ISOLATING) {
+                Duration wait = dbBackoff.delay(refusals - 1);
+                LOG.warn("cannot record {} outcome(s) ({}); refused {} time(s) in a row, retrying in {} ms",
+                        batch.size(), e.getMessage(), refusals, wait.toMillis());
+                Thread.sleep(wait.toMillis());
+                return;
+            }
+            isolate(e);
+            return;
+        }
+        stats.markFailed(false);
+        if (e instanceof Error) {
+            // a bug or a broken library, not the data: say so with the whole stack, once
+            LOG.error("unexpected error while recording {} outcome(s); keeping them", batch.size(), e);
+        }
+        isolate(e);
     }
 
     /**
@@ -153,7 +203,7 @@ final class OutcomeRecorder implements Runnable {
      * then published again, a duplicate consumers absorb), which beats blocking every outcome
      * behind it.
      */
-    private void isolate(RuntimeException e) throws InterruptedException {
+    private void isolate(Throwable e) throws InterruptedException {
         int size = Math.min(part, batch.size());
         if (size > 1) {
             part = Math.max(1, size / 2);
@@ -179,7 +229,7 @@ final class OutcomeRecorder implements Runnable {
                 alone instanceof Published ? ", and it will be published again with the same messageId" : "", e));
     }
 
-    private static String describe(RuntimeException e) {
+    private static String describe(Throwable e) {
         return e instanceof DataAccessException ? e.getMessage() : e.getClass().getName() + ": " + e.getMessage();
     }
 

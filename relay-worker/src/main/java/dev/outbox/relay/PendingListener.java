@@ -91,7 +91,7 @@ final class PendingListener implements AutoCloseable {
                         wakeUp.run();
                     }
                 }
-            } catch (SQLException | RuntimeException e) {
+            } catch (Throwable e) { // NOPMD: the loop boundary, see below
                 if (!running) {
                     return;
                 }
@@ -102,8 +102,8 @@ final class PendingListener implements AutoCloseable {
                     LOG.warn("listening for {} failed ({}: {}); relying on polling, retrying in {} ms", CHANNEL,
                             sql.getSQLState(), sql.getMessage(), delay);
                 } else {
-                    // a bug or a driver surprise must not end the listener: without it an idle relay
-                    // waits a whole poll interval for every row
+                    // a bug or a driver surprise, an Error included, must not end the listener: without it
+                    // an idle relay waits a whole poll interval for every row
                     unexpectedFailures.incrementAndGet();
                     LOG.error("listening for {} failed unexpectedly; relying on polling, listening again in {} ms",
                             CHANNEL, delay, e);

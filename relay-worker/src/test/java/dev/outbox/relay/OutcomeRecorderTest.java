@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.outbox.persistence.ConcurrencyConflictException;
 import dev.outbox.persistence.DataAccessException;
 import dev.outbox.persistence.DatabaseUnavailableException;
+import dev.outbox.persistence.StatementRefusedException;
 import dev.outbox.persistence.outbox.ErrorCode;
 import dev.outbox.persistence.outbox.Failure;
 import dev.outbox.persistence.outbox.Lease;
@@ -36,6 +37,8 @@ import org.junit.jupiter.api.Test;
  */
 class OutcomeRecorderTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
+    /** Long enough for the backoff of {@link OutcomeRecorder#REFUSALS_BEFORE_ISOLATING} tries and more. */
+    private static final Duration LONG_WAIT = Duration.ofSeconds(40);
 
     private final FencingStore store = new FencingStore();
     private final RelayStats stats = new RelayStats();
@@ -168,6 +171,87 @@ class OutcomeRecorderTest {
         assertEquals(0, stats.outcomesUnrecorded(), "a transient error never gives an outcome up");
     }
 
+    @Test
+    void anErrorThrownByAWriteIsCountedAndTheOutcomesAreWrittenOnTheNextTry() {
+        List<OutcomeRecorder.Outcome> outcomes = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            outcomes.add(published(leased()));
+        }
+        // not a RuntimeException: before the fix it ended the recorder's thread, and every outcome
+        // after it piled up in the queue for ever
+        store.failNext("markPublished", new AssertionError("a broken invariant in a driver or a mapper"));
+        addAllThenStart(outcomes);
+
+        await().atMost(WAIT).until(() -> store.recorded().size() == outcomes.size());
+        assertEquals(1, stats.markFailures(false), "counted as an unexpected failure");
+        assertEquals(0, stats.outcomesUnrecorded(), "nothing given up for one surprise");
+
+        OutboxRecord later = leased();
+        recorder.add(published(later));
+        await().atMost(WAIT).until(() -> store.recorded().containsKey(later.id()));
+    }
+
+    @Test
+    void aFailureAfterEveryOutcomeCommittedDoesNotEndTheRecorder() {
+        AtomicLong wakeUps = new AtomicLong();
+        recorder = new OutcomeRecorder("relay-test", store, stats, 1_000, () -> {
+            if (wakeUps.incrementAndGet() == 1) {
+                throw new AssertionError("waking the publishers failed");
+            }
+        });
+        OutboxRecord first = leased();
+        recorder.add(published(first));
+        recorder.start();
+        await().atMost(WAIT).until(() -> wakeUps.get() == 1);
+
+        // the batch was already empty when it failed: nothing to keep, and nothing to isolate
+        OutboxRecord later = leased();
+        recorder.add(published(later));
+        await().atMost(WAIT).until(() -> store.recorded().containsKey(later.id()));
+        assertEquals(1, stats.markFailures(false));
+        assertEquals(2, store.calls("markPublished"), "one each: the committed mark was not written again");
+    }
+
+    @Test
+    void aRowWhoseMarkIsRefusedEveryTimeIsIsolatedAfterAFewTriesAndEveryOtherOutcomeIsWritten() {
+        List<OutcomeRecorder.Outcome> outcomes = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            outcomes.add(i % 2 == 0 ? published(leased()) : failed(leased()));
+        }
+        OutboxRecord slow = outcomes.get(7).row();
+        // transient by kind (the API answers 503 for it), but it fails every time: the batch must
+        // not be retried whole for ever
+        store.refuse(slow.id(), new StatementRefusedException("statement refused (57014): canceling statement"
+                + " due to statement timeout", null));
+        addAllThenStart(outcomes);
+
+        await().atMost(LONG_WAIT).until(() -> store.recorded().size() == outcomes.size() - 1);
+        await().atMost(LONG_WAIT).until(() -> stats.outcomesUnrecorded() == 1);
+        assertTrue(!store.recorded().containsKey(slow.id()), "the refused row keeps its lease");
+        // the 10 PUBLISHED committed at the first try; the 10 failures were then tried whole this often
+        assertEquals(OutcomeRecorder.REFUSALS_BEFORE_ISOLATING,
+                store.sizes("recordFailures").stream().filter(n -> n == 10).count(),
+                "the failed attempts were written whole this often before they were split");
+        assertEquals(1, store.calls("markPublished"));
+        assertEquals(0, stats.lostLeases());
+    }
+
+    @Test
+    void anOutageLongerThanTheRefusalLimitIsWaitedOutWholeAndGivesNothingUp() {
+        List<OutcomeRecorder.Outcome> outcomes = List.of(published(leased()), published(leased()),
+                published(leased()));
+        int failures = OutcomeRecorder.REFUSALS_BEFORE_ISOLATING + 1;
+        for (int i = 0; i < failures; i++) {
+            store.failNext("markPublished", new DatabaseUnavailableException("connection refused", null));
+        }
+        addAllThenStart(outcomes);
+
+        await().atMost(LONG_WAIT).until(() -> store.recorded().size() == outcomes.size());
+        assertEquals(failures + 1, store.calls("markPublished"), "every try wrote the whole batch: never split");
+        assertEquals(failures, stats.markFailures(true));
+        assertEquals(0, stats.outcomesUnrecorded(), "an unreachable database never gives an outcome up");
+    }
+
     /**
      * Remembers the one outcome each row took; a row already decided is fenced out, as the real
      * statements' {@code status = 'IN_PROGRESS' AND lease_token = ?} do. Failures are injected per
@@ -175,15 +259,17 @@ class OutcomeRecorderTest {
      */
     static final class FencingStore extends OutboxStore {
         private final Map<UUID, String> recorded = new ConcurrentHashMap<>();
-        private final Map<String, List<RuntimeException>> nextFailures = new ConcurrentHashMap<>();
+        private final Map<String, List<Throwable>> nextFailures = new ConcurrentHashMap<>();
         private final Map<UUID, RuntimeException> refused = new ConcurrentHashMap<>();
         private final Map<String, AtomicLong> calls = new ConcurrentHashMap<>();
+        private final Map<String, List<Integer>> sizes = new ConcurrentHashMap<>();
 
         FencingStore() {
             super(null);
         }
 
-        void failNext(String method, RuntimeException e) {
+        /** The next call of {@code method} throws {@code e} (a RuntimeException or an Error). */
+        void failNext(String method, Throwable e) {
             nextFailures.computeIfAbsent(method, k -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(e);
         }
 
@@ -201,11 +287,21 @@ class OutcomeRecorderTest {
             return n == null ? 0 : n.get();
         }
 
+        /** How many rows each call of {@code method} tried to write, in call order. */
+        List<Integer> sizes(String method) {
+            return sizes.getOrDefault(method, List.of());
+        }
+
         private Set<UUID> apply(String method, Collection<Lease> leases, String outcome) {
             calls.computeIfAbsent(method, k -> new AtomicLong()).incrementAndGet();
-            List<RuntimeException> pending = nextFailures.get(method);
+            sizes.computeIfAbsent(method, k -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(leases.size());
+            List<Throwable> pending = nextFailures.get(method);
             if (pending != null && !pending.isEmpty()) {
-                throw pending.remove(0);
+                Throwable t = pending.remove(0);
+                if (t instanceof Error e) {
+                    throw e;
+                }
+                throw (RuntimeException) t;
             }
             Predicate<Lease> bad = l -> refused.containsKey(l.id());
             for (Lease l : leases) {

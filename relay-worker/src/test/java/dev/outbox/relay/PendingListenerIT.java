@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The notification listener survives what it does not expect: a wake-up that throws (any
- * RuntimeException, not only a database error) is counted, the listener reconnects, and later
+ * RuntimeException or Error, not only a database error) is counted, the listener reconnects, and later
  * commits still wake the relay.
  */
 class PendingListenerIT {
@@ -56,5 +56,26 @@ class PendingListenerIT {
         fx.insertRaw("test.notify", "test.notify", "orders.events", "{}");
         await().atMost(WAIT).until(() -> listener.notifications() == 1);
         await().atMost(WAIT).until(() -> wakeUps.get() == 3); // after the reconnect, and for the commit
+    }
+
+    @Test
+    void aWakeUpThatThrowsAnErrorIsCountedAndListeningGoesOn() {
+        AtomicInteger wakeUps = new AtomicInteger();
+        Runnable wakeUp = () -> {
+            if (wakeUps.incrementAndGet() == 1) {
+                // not a RuntimeException: before the fix it ended the listener's thread for good
+                throw new AssertionError("a broken invariant somewhere below the wake-up");
+            }
+        };
+        listener = new PendingListener(DatabaseConfig.of(fx.db.url(), fx.db.user(), fx.db.password(), "outbox-it"),
+                wakeUp, new ExponentialBackoff(Duration.ofMillis(50), Duration.ofMillis(200)));
+        listener.start();
+
+        await().atMost(WAIT).until(() -> listener.connects() == 2);
+        assertEquals(1, listener.failures(PendingListener.FailureKind.UNEXPECTED));
+
+        fx.insertRaw("test.notify", "test.notify", "orders.events", "{}");
+        await().atMost(WAIT).until(() -> listener.notifications() == 1);
+        await().atMost(WAIT).until(() -> wakeUps.get() == 3);
     }
 }

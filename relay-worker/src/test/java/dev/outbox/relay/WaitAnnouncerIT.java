@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -68,5 +70,24 @@ class WaitAnnouncerIT {
         assertEquals(1, registrations());
         waits.withdraw();
         assertEquals(0, registrations());
+    }
+
+    @Test
+    void aLaneThatResumesAfterTheRegistrationExpiredClaimsOnceMore() throws Exception {
+        AtomicLong nanos = new AtomicLong();
+        WaitAnnouncer waits = new WaitAnnouncer("relay-lanes", fx.store(), nanos::get);
+        waits.enable();
+        assertTrue(waits.beforeWaiting(0));
+
+        // the lane sat behind a closed claim gate or an open breaker for more than a minute: it is
+        // still in the waiting set, but the trigger ignores its registration by now
+        nanos.addAndGet(Duration.ofSeconds(70).toNanos());
+        fx.db.update("UPDATE outbox_relay_waiters SET since = now() - interval '70 seconds'"
+                + " WHERE relay_id = 'relay-lanes'");
+        assertTrue(!aWriterNotifies(), "the expired registration notifies nobody: that row waits for a claim");
+
+        assertTrue(waits.beforeWaiting(0), "renewing an expired registration must be followed by one more claim");
+        assertTrue(aWriterNotifies(), "renewed");
+        assertTrue(!waits.beforeWaiting(0), "a registration still current needs no extra claim");
     }
 }

@@ -11,6 +11,7 @@ import dev.outbox.domain.InvalidInputException;
 import dev.outbox.domain.Violation;
 import dev.outbox.persistence.ConcurrencyConflictException;
 import dev.outbox.persistence.DataAccessException;
+import dev.outbox.persistence.StatementRefusedException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Context;
@@ -79,6 +80,12 @@ public final class ProblemExceptionMapper implements ExceptionMapper<Throwable> 
         if (failure instanceof ConcurrencyConflictException) {
             return Problem.of(409, "concurrent_modification", "Changed concurrently",
                     "the order was changed by another request at the same time; read it and try again");
+        }
+        if (failure instanceof StatementRefusedException) {
+            // transient like an outage, but the database answered: say it is busy, not gone
+            return Problem.of(503, "service_unavailable", "Temporarily unavailable",
+                    "the database is too busy to complete the request right now; retry later (with the same"
+                            + " Idempotency-Key)");
         }
         if (failure instanceof DataAccessException e && e.isTransient()) {
             return Problem.of(503, "service_unavailable", "Temporarily unavailable",

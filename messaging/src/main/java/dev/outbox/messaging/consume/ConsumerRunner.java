@@ -12,6 +12,7 @@ import dev.outbox.messaging.FailureDescriptions;
 import dev.outbox.messaging.publish.ConfirmPublisher;
 import dev.outbox.messaging.publish.DeadLetters;
 import dev.outbox.persistence.DataAccessException;
+import dev.outbox.persistence.DatabaseUnavailableException;
 import dev.outbox.persistence.consumer.HeldMessage;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -41,12 +42,14 @@ import org.slf4j.MDC;
  *   <li>{@link #atMostOnce}: the effect is outside the database ({@link SideEffectGuard}).
  * </ul>
  *
- * Failures: a database outage requeues without counting; any other failure is counted (in its
- * own transaction) and requeued after a pause, until {@code maxAttempts}, when the message goes
- * to the dead-letter queue with the reason; a {@link NonRetryableMessageException} or a delivery
- * that breaks the wire contract goes there at once. A poison message never loops for ever. A held
- * successor is applied after its predecessor committed, in a transaction of its own, and a held
- * message that fails goes to the dead-letter queue itself; its predecessor stays applied.
+ * Failures: a database outage ({@link DatabaseUnavailableException}) requeues without counting;
+ * any other failure, a statement the reachable database refused (timeout, out of memory) or a
+ * concurrency conflict included, is counted (in its own transaction) and requeued after a pause,
+ * until {@code maxAttempts}, when the message goes to the dead-letter queue with the reason; a
+ * {@link NonRetryableMessageException} or a delivery that breaks the wire contract goes there at
+ * once. A poison message never loops for ever. A held successor is applied after its predecessor
+ * committed, in a transaction of its own, and a held message that fails goes to the dead-letter
+ * queue itself; its predecessor stays applied.
  *
  * <p>Nothing leaves the delivery callback: amqp-client closes a channel whose consumer throws,
  * and that would silently leave the queue without consumers. What escapes the handling above is
@@ -355,12 +358,8 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         } catch (NonRetryableMessageException e) {
             deadLetter(ch, delivery, message.messageId(), describe(e), 1);
             return;
-        } catch (DataAccessException e) {
-            if (e.isTransient()) {
-                databaseAway(ch, tag, message.messageId(), e);
-            } else {
-                failedAttempt(ch, delivery, message, e);
-            }
+        } catch (DatabaseUnavailableException e) {
+            databaseAway(ch, tag, message.messageId(), e);
             return;
         } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
             // a handler's bug is the message's failure: counted, retried, then dead-lettered
@@ -370,10 +369,14 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         if (outcome.successorHeld()) {
             try {
                 applyHeldSuccessors(message.aggregateType(), message.aggregateId());
-            } catch (DataAccessException e) {
+            } catch (DatabaseUnavailableException e) {
                 // this message committed; its redelivery is a duplicate that finds the successors again
                 databaseAway(ch, tag, message.messageId(), e);
                 return;
+            } catch (DataAccessException e) {
+                if (successorsNotApplied(ch, tag, message, e)) {
+                    return;
+                }
             } catch (HeldNotSettledException e) {
                 LOG.error("consumer {}: {}; message_id={} requeued to try again", settings.name(), e.getMessage(),
                         message.messageId());
@@ -391,7 +394,8 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
      * dead-letter queue by itself; the position stays at its predecessor, so later versions stay
      * held behind it.
      *
-     * @throws DataAccessException only when the database is away (transient)
+     * @throws DatabaseUnavailableException when the database is away
+     * @throws DataAccessException when reading or discarding a held message fails otherwise
      */
     private void applyHeldSuccessors(String aggregateType, String aggregateId) throws HeldNotSettledException {
         HeldMessage next;
@@ -407,13 +411,10 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
             } catch (NonRetryableMessageException e) {
                 deadLetterHeld(next, describe(e), 1);
                 continue;
-            } catch (DataAccessException e) {
-                if (e.isTransient()) {
-                    throw e;
-                }
-                reason = describe(e);
-                attempts = countFailure(next.messageId(), reason);
+            } catch (DatabaseUnavailableException e) {
+                throw e;
             } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
+                // a statement refused by a reachable database counts too: it may fail every time
                 reason = describe(e);
                 attempts = countFailure(next.messageId(), reason);
             }
@@ -428,12 +429,54 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         }
     }
 
+    /**
+     * The delivery committed, but its held successors could not be applied, and not because the
+     * database is away. Its redelivery is a duplicate that tries them again: worth it for a
+     * refusal or a conflict of the moment, a bounded number of times (counted against this
+     * message); a permanent error would fail the same way on every redelivery, uncounted, for
+     * ever, so the delivery is acked at once. The successors stay held either way, for the
+     * aggregate's next delivery or an operator.
+     *
+     * @return true when the delivery was given back to the broker
+     */
+    private boolean successorsNotApplied(Channel ch, long tag, InboundMessage message, DataAccessException e)
+            throws IOException {
+        deliveryErrors.increment();
+        String reason = describe(e);
+        if (e.isTransient()) {
+            int attempts;
+            try {
+                attempts = failures.failed(settings.name(), message.messageId(), "held successors: " + reason);
+            } catch (DatabaseUnavailableException again) {
+                databaseAway(ch, tag, message.messageId(), again);
+                return true;
+            } catch (DataAccessException again) {
+                attempts = settings.maxAttempts();
+            }
+            if (attempts < settings.maxAttempts()) {
+                LOG.warn("consumer {}: message_id={} was applied, but the held successors of {} {} could not be"
+                        + " applied ({}); requeued to try them again (attempt {} of {})", settings.name(),
+                        message.messageId(), message.aggregateType(), message.aggregateId(), reason, attempts,
+                        settings.maxAttempts());
+                requeue(ch, tag, settings.retryDelay().multipliedBy(attempts));
+                return true;
+            }
+        }
+        LOG.error("consumer {}: message_id={} was applied, but the held successors of {} {} could not be applied"
+                + " ({}); acked, they stay held in consumer_held_messages until the aggregate's next delivery or an"
+                + " operator", settings.name(), message.messageId(), message.aggregateType(), message.aggregateId(),
+                reason, e);
+        return false;
+    }
+
     /** Attempts so far for a held message; when they cannot be counted, enough to stop trying. */
     private int countFailure(String messageId, String reason) {
         try {
             return failures.failed(settings.name(), messageId, reason);
         } catch (DataAccessException e) {
             if (e.isTransient()) {
+                // away, refused or in conflict for now: the delivery that found it is requeued (uncounted only
+                // when the database is away, see successorsNotApplied)
                 throw e;
             }
             LOG.error("consumer {} cannot count the failure of message_id={} ({}); giving up on it",
@@ -452,7 +495,15 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
             throw new HeldNotSettledException("could not dead-letter held message_id=" + message.messageId() + " ("
                     + outcome.failure() + " " + outcome.detail() + ")");
         }
-        processor.discardHeld(settings.name(), message);
+        if (!processor.discardHeld(settings.name(), message)) {
+            // another instance applied it or dead-lettered it first, between our read and this discard:
+            // the copy just forwarded is a duplicate (a replay of it is absorbed as one), not a dead letter
+            LOG.warn("consumer {}: held message_id={} ({} v{} of {} {}) was settled by another instance while"
+                    + " this one forwarded it to {} ({}); the forwarded copy is a duplicate and is not counted",
+                    settings.name(), message.messageId(), message.messageType(), message.aggregateVersion(),
+                    message.aggregateType(), message.aggregateId(), settings.deadLetterQueue(), reason);
+            return;
+        }
         recordDeadLettered(message.messageId(), reason);
         deadLettered.increment();
         LOG.error("consumer {} dead-lettered held message_id={} ({} v{} of {} {}) to {} after {} attempt(s): {};"
@@ -461,7 +512,8 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                 settings.deadLetterQueue(), attempts, reason, message.aggregateVersion() - 1);
     }
 
-    private void databaseAway(Channel ch, long tag, String messageId, DataAccessException e) throws IOException {
+    private void databaseAway(Channel ch, long tag, String messageId, DatabaseUnavailableException e)
+            throws IOException {
         // the database is away: not the message's fault, do not count it
         LOG.warn("consumer {} cannot reach the database ({}); message_id={} requeued", settings.name(),
                 e.getMessage(), messageId);

@@ -21,4 +21,12 @@ public interface AppliedEffectMapper {
 
     @Select("SELECT aggregate_version FROM test_applied_effects WHERE aggregate_id = #{aggregateId} ORDER BY seq")
     List<Long> versionsInApplyOrder(@Param("aggregateId") String aggregateId);
+
+    /** Makes every later statement of the current transaction time out after {@code timeout} (e.g. '100ms'). */
+    @Select("SELECT set_config('statement_timeout', #{timeout}, true)")
+    String statementTimeoutForThisTransaction(@Param("timeout") String timeout);
+
+    /** Runs for {@code seconds}: with a shorter statement timeout, PostgreSQL cancels it (57014). */
+    @Select("SELECT 1 FROM pg_sleep(#{seconds})")
+    Integer sleep(@Param("seconds") double seconds);
 }

@@ -316,6 +316,154 @@ class ConsumerFrameworkIT {
         assertNotNull(db.scalar("SELECT dead_lettered_at FROM consumer_failures WHERE message_id = ?", h2));
     }
 
+    /** A handler that records its effect, except for messages marked {@code slow}: PostgreSQL cancels those (57014). */
+    private MessageHandler timingOutHandler() {
+        AppliedEffectMapper effects = injector.getInstance(AppliedEffectMapper.class);
+        return m -> {
+            if (m.headers().containsKey("slow")) {
+                effects.statementTimeoutForThisTransaction("100ms");
+                effects.sleep(2);
+            }
+            effects.record("test-consumer", m.aggregateId(), m.aggregateVersion(), m.messageId());
+        };
+    }
+
+    @Test
+    void aMessageWhoseHandlerAlwaysOutrunsTheStatementTimeoutIsCountedAndDeadLetteredAfterMaxAttempts()
+            throws Exception {
+        ConsumerRunner c = instance(settings(10, 3), timingOutHandler());
+        String slowId = UUID.randomUUID().toString();
+        broker.withChannel(ch -> {
+            try {
+                publish(ch, props(slowId, "slow", null, Map.of("slow", true)));
+                publish(ch, props(UUID.randomUUID().toString(), "fast", null, Map.of()));
+            } catch (Exception e) {
+                throw new java.io.IOException(e);
+            }
+        });
+        // the database answers; it refuses this statement every time: a failed attempt, not an outage
+        await().atMost(WAIT).until(() -> c.deadLettered() == 1 && c.applied() == 1);
+        assertEquals(3, c.failures(), "counted like any failure, then moved");
+        GetResponse dead = getOne(DLQ);
+        assertEquals(slowId, dead.getProps().getMessageId());
+        String reason = dead.getProps().getHeaders().get(DeadLetters.REASON).toString();
+        assertTrue(reason.contains("57014"), reason);
+        assertEquals(0, db.count("SELECT count(*) FROM processed_messages WHERE message_id = ?", slowId));
+    }
+
+    @Test
+    void aHeldSuccessorWhoseHandlerAlwaysOutrunsTheStatementTimeoutIsDeadLetteredAlone() throws Exception {
+        ConsumerRunner c = instance(settings(10, 3), timingOutHandler());
+        String v1 = UUID.randomUUID().toString();
+        String v2 = UUID.randomUUID().toString();
+        broker.withChannel(ch -> {
+            try {
+                publish(ch, props(v2, "w", 2L, Map.of("slow", true)));
+            } catch (Exception e) {
+                throw new java.io.IOException(e);
+            }
+        });
+        await().atMost(WAIT).until(() -> c.held() == 1);
+        broker.withChannel(ch -> {
+            try {
+                publish(ch, props(v1, "w", 1L, Map.of()));
+            } catch (Exception e) {
+                throw new java.io.IOException(e);
+            }
+        });
+        await().atMost(WAIT).until(() -> c.deadLettered() == 1 && c.applied() == 1);
+        assertEquals(0, c.requeued(), "v1 committed: it is not requeued as if the database were away");
+        assertEquals(List.of(1L), injector.getInstance(AppliedEffectMapper.class).versionsInApplyOrder("w"));
+        GetResponse dead = getOne(DLQ);
+        assertEquals(v2, dead.getProps().getMessageId());
+        assertEquals(3, ((Number) dead.getProps().getHeaders().get(DeadLetters.ATTEMPTS)).intValue());
+    }
+
+    @Test
+    void aHeldSuccessorThatCannotBeReadIsCountedAndItsCommittedPredecessorIsAcked() throws Exception {
+        ConsumerRunner c = instance(settings(10, 3), recordingHandler());
+        String v1 = UUID.randomUUID().toString();
+        String v2 = UUID.randomUUID().toString();
+        broker.withChannel(ch -> {
+            try {
+                publish(ch, props(v2, "b", 2L, Map.of()));
+            } catch (Exception e) {
+                throw new java.io.IOException(e);
+            }
+        });
+        await().atMost(WAIT).until(() -> c.held() == 1);
+        // a schema that is not what the consumer expects: reading the held message fails (42703), not
+        // because the database is away, and the same way on every try
+        db.execute("ALTER TABLE consumer_held_messages RENAME COLUMN body TO body_moved");
+        try {
+            broker.withChannel(ch -> {
+                try {
+                    publish(ch, props(v1, "b", 1L, Map.of()));
+                } catch (Exception e) {
+                    throw new java.io.IOException(e);
+                }
+            });
+            await().atMost(WAIT).until(() -> c.deliveryErrors() == 1 && c.applied() == 1);
+        } finally {
+            db.execute("ALTER TABLE consumer_held_messages RENAME COLUMN body_moved TO body");
+        }
+        assertEquals(0, c.requeued(), "its redelivery would be a duplicate failing the same way, for ever");
+        assertEquals(0, c.deadLettered(), "v1 was applied: it is no dead letter");
+        assertEquals(0, broker.messageCount(DLQ));
+        assertEquals(0, broker.messageCount(QUEUE));
+        assertEquals(List.of(1L), injector.getInstance(AppliedEffectMapper.class).versionsInApplyOrder("b"));
+        assertEquals(1, db.count("SELECT count(*) FROM consumer_held_messages WHERE message_id = ?", v2),
+                "v2 stays held for the aggregate's next delivery, or an operator");
+    }
+
+    @Test
+    void aHeldMessageSettledByAnotherInstanceMeanwhileIsNotCountedAsDeadLettered() throws Exception {
+        MessageHandler handler = m -> {
+            if (m.headers().containsKey("poison")) {
+                throw new NonRetryableMessageException("v" + m.aggregateVersion() + " breaks its contract");
+            }
+        };
+        ConsumerRunner c = instance(settings(10, 3), handler);
+        String v1 = UUID.randomUUID().toString();
+        String v2 = UUID.randomUUID().toString();
+        broker.withChannel(ch -> {
+            try {
+                publish(ch, props(v2, "x", 2L, Map.of("poison", true)));
+            } catch (Exception e) {
+                throw new java.io.IOException(e);
+            }
+        });
+        await().atMost(WAIT).until(() -> c.held() == 1);
+        // The first DELETE of the held row is the apply's (rolled back when the handler throws); at the
+        // second, the discard after the forward to the DLQ, another instance takes the row first.
+        db.execute("CREATE SEQUENCE test_held_deletes");
+        db.execute("CREATE FUNCTION test_settled_elsewhere() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                + " IF OLD.message_id = '" + v2 + "' AND nextval('test_held_deletes') = 2 THEN"
+                + " DELETE FROM consumer_held_messages WHERE consumer_name = OLD.consumer_name"
+                + " AND message_id = OLD.message_id; RETURN NULL; END IF; RETURN OLD; END $$");
+        db.execute("CREATE TRIGGER test_settled_elsewhere BEFORE DELETE ON consumer_held_messages FOR EACH ROW"
+                + " EXECUTE FUNCTION test_settled_elsewhere()");
+        try {
+            broker.withChannel(ch -> {
+                try {
+                    publish(ch, props(v1, "x", 1L, Map.of()));
+                } catch (Exception e) {
+                    throw new java.io.IOException(e);
+                }
+            });
+            await().atMost(WAIT).until(() -> c.applied() == 1);
+        } finally {
+            db.execute("DROP TRIGGER IF EXISTS test_settled_elsewhere ON consumer_held_messages");
+            db.execute("DROP FUNCTION IF EXISTS test_settled_elsewhere()");
+            db.execute("DROP SEQUENCE IF EXISTS test_held_deletes");
+        }
+        assertEquals(0, c.deadLettered(), "the other instance settled it; this one did not dead-letter it");
+        assertEquals(0, db.count("SELECT count(*) FROM consumer_held_messages"));
+        assertEquals(0, db.count("SELECT count(*) FROM consumer_failures WHERE message_id = ?"
+                + " AND dead_lettered_at IS NOT NULL", v2), "not noted as dead-lettered by this consumer");
+        assertEquals(1, broker.messageCount(DLQ), "the copy forwarded before the discard found the row gone");
+    }
+
     private GetResponse getOne(String queue) throws Exception {
         try (Channel ch = broker.connection().createChannel()) {
             GetResponse r = ch.basicGet(queue, true);
