@@ -121,7 +121,9 @@ public final class OutboxRelay {
                 session.recycle(expired + " message(s) had no confirm within " + config.confirmTimeout().toMillis()
                         + " ms");
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // a scheduled task that throws is never run again: this one must survive anything
+            stats.unexpected("confirm-timeout-sweep");
             LOG.error("confirm-timeout sweep failed", e);
         }
     }
@@ -142,7 +144,8 @@ public final class OutboxRelay {
             }
         } catch (DataAccessException e) {
             LOG.warn("stale-lease recovery skipped: {}", e.getMessage());
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            stats.unexpected("stale-lease-recovery");
             LOG.error("stale-lease recovery failed", e);
         }
     }

@@ -127,8 +127,10 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (RuntimeException e) {
-                // a relay never dies of a surprise: log it loudly, wait, go on
+            } catch (RuntimeException | Error e) {
+                // a relay never dies of a surprise, an Error included (a lane that ended here would leave
+                // the relay looking alive while it publishes nothing): log it loudly, count it, go on
+                stats.unexpected("publisher");
                 LOG.error("unexpected failure in publisher {}; continuing", index, e);
                 pause(Duration.ofSeconds(1));
             }

@@ -36,12 +36,14 @@ public final class RelayStats {
     private final Timer commitToPublish;
     private final DistributionSummary batchSize;
     private volatile ConfirmTap confirmTap;
+    private final MeterRegistry registry;
 
     public RelayStats() {
         this(new SimpleMeterRegistry());
     }
 
     public RelayStats(MeterRegistry registry) {
+        this.registry = registry;
         attempts = Counter.builder("outbox.publish.attempts").description("messages handed to the broker")
                 .register(registry);
         successes = Counter.builder("outbox.publish.successes").description("messages the broker confirmed")
@@ -131,6 +133,13 @@ public final class RelayStats {
 
     void markFailed(boolean isTransient) {
         (isTransient ? transientMarkFailures : permanentMarkFailures).increment();
+    }
+
+    /** A worker loop or timer task caught something nobody expected; it carries on. */
+    void unexpected(String where) {
+        Counter.builder("outbox.relay.unexpected.failures").tag("where", where)
+                .description("exceptions and errors a publishing lane or the relay's timer caught and survived")
+                .register(registry).increment();
     }
 
     void outcomeUnrecorded() {

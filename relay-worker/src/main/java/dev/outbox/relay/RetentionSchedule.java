@@ -59,8 +59,9 @@ final class RetentionSchedule implements AutoCloseable {
             LOG.warn("retention skipped this time: {}", e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            LOG.error("retention failed", e);
+        } catch (RuntimeException | Error e) {
+            // a scheduled task that throws is never run again: retention must survive anything
+            LOG.error("retention failed; it runs again at its next interval", e);
         }
     }
 
