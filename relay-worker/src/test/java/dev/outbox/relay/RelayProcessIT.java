@@ -118,7 +118,13 @@ class RelayProcessIT {
         await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4)).until(relay::isAlive);
 
         dbProxy.restore();
-        await().atMost(WAIT).until(() -> fx.count("status = 'PUBLISHED'") == rows + 100);
+        try {
+            await().atMost(WAIT).until(() -> fx.count("status = 'PUBLISHED'") == rows + 100);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("not every row published after the outage: " + fx.db.rows("SELECT status,"
+                    + " last_error_code, locked_by, count(*) FROM message_outbox GROUP BY 1, 2, 3")
+                    + "\nrelay output:\n" + relay.output(), e);
+        }
         assertTrue(relay.isAlive(), "the process never died");
         assertEquals(0, fx.count("status IN ('IN_PROGRESS', 'PARKED')"));
         relay.awaitOutput(Pattern.compile("database reachable again"), WAIT);
