@@ -24,6 +24,7 @@ final class Observer implements AutoCloseable {
     final Map<String, Integer> copies = new ConcurrentHashMap<>();
     final AtomicLong redeliveries = new AtomicLong();
     final AtomicLong deliveries = new AtomicLong();
+    final AtomicLong lostAcks = new AtomicLong();
     private final Connection connection;
 
     private Observer(Connection connection) {
@@ -56,7 +57,12 @@ final class Observer implements AutoCloseable {
                 } else {
                     o.copies.merge(id, 1, Integer::sum);
                 }
-                getChannel().basicAck(envelope.getDeliveryTag(), false);
+                try {
+                    getChannel().basicAck(envelope.getDeliveryTag(), false);
+                } catch (com.rabbitmq.client.AlreadyClosedException e) {
+                    // the broker went away under the delivery: it comes again, flagged as a redelivery
+                    o.lostAcks.incrementAndGet();
+                }
             }
         });
         return o;
