@@ -145,7 +145,9 @@ public final class BrokerSession implements AutoCloseable {
                 }
                 failures = 0;
                 signal();
-            } catch (IOException | TimeoutException | RuntimeException e) {
+            } catch (IOException | TimeoutException | RuntimeException | Error e) {
+                // an Error from onConnected included: this thread is the only one that reconnects, and
+                // a process whose session thread died would never reach the broker again
                 if (c != null) {
                     // opened, but onConnected failed: without this every retry would leak a connection
                     c.abort(1_000);
@@ -197,7 +199,7 @@ public final class BrokerSession implements AutoCloseable {
         }
     }
 
-    private static String describe(Exception e) {
+    private static String describe(Throwable e) {
         if (e.getCause() instanceof ShutdownSignalException sse) {
             return FailureDescriptions.describe(sse);
         }
