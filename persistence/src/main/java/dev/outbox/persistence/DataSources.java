@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Properties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,6 +30,26 @@ public final class DataSources {
      */
     static final String CHECK_CLIENT_WHILE_WAITING = "DO $$ BEGIN PERFORM set_config("
             + "'client_connection_check_interval', '1000', false); EXCEPTION WHEN undefined_object THEN NULL; END $$";
+
+    /**
+     * Driver properties for a connection of its own, outside the pool (a listener, a lock holder):
+     * the pool's credentials and connect timeout, TCP keepalive so a dead server or a cut network is
+     * noticed rather than never, and the process's application name with {@code suffix} so an
+     * operator can tell the connection apart in {@code pg_stat_activity}.
+     */
+    public static Properties unpooled(DatabaseConfig config, String suffix) {
+        Properties p = new Properties();
+        if (config.user() != null) {
+            p.setProperty("user", config.user());
+        }
+        if (config.password() != null) {
+            p.setProperty("password", config.password());
+        }
+        p.setProperty("ApplicationName", config.applicationName() + suffix);
+        p.setProperty("connectTimeout", String.valueOf(Math.max(1, config.connectTimeout().toSeconds())));
+        p.setProperty("tcpKeepAlive", "true");
+        return p;
+    }
 
     public static HikariDataSource create(DatabaseConfig config) {
         HikariConfig hc = new HikariConfig();

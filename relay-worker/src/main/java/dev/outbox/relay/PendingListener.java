@@ -1,12 +1,12 @@
 package dev.outbox.relay;
 
 import dev.outbox.messaging.ExponentialBackoff;
+import dev.outbox.persistence.DataSources;
 import dev.outbox.persistence.DatabaseConfig;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -119,18 +119,7 @@ final class PendingListener implements AutoCloseable {
     }
 
     private Connection connect() throws SQLException {
-        Properties p = new Properties();
-        if (database.user() != null) {
-            p.setProperty("user", database.user());
-        }
-        if (database.password() != null) {
-            p.setProperty("password", database.password());
-        }
-        p.setProperty("ApplicationName", database.applicationName() + "-listener");
-        p.setProperty("connectTimeout", String.valueOf(Math.max(1, database.connectTimeout().toSeconds())));
-        // a dead server or a cut network is noticed by TCP keepalive rather than never
-        p.setProperty("tcpKeepAlive", "true");
-        return DriverManager.getConnection(database.url(), p);
+        return DriverManager.getConnection(database.url(), DataSources.unpooled(database, "-listener"));
     }
 
     @Override

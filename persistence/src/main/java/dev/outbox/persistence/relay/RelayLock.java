@@ -1,6 +1,7 @@
 package dev.outbox.persistence.relay;
 
 import dev.outbox.persistence.DataAccessTranslation;
+import dev.outbox.persistence.DataSources;
 import dev.outbox.persistence.DatabaseConfig;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -88,17 +89,8 @@ public final class RelayLock implements LivenessLock {
     }
 
     private static Properties properties(DatabaseConfig database, Duration silentHostTimeout) {
-        Properties p = new Properties();
-        if (database.user() != null) {
-            p.setProperty("user", database.user());
-        }
-        if (database.password() != null) {
-            p.setProperty("password", database.password());
-        }
-        p.setProperty("ApplicationName", database.applicationName() + APPLICATION_NAME_SUFFIX);
-        p.setProperty("connectTimeout", String.valueOf(Math.max(1, database.connectTimeout().toSeconds())));
+        Properties p = DataSources.unpooled(database, APPLICATION_NAME_SUFFIX);
         // client side: the statements here are tiny, so one that hangs means the server is gone
-        p.setProperty("tcpKeepAlive", "true");
         p.setProperty("socketTimeout", String.valueOf(Math.max(5, silentHostTimeout.toSeconds())));
         return p;
     }
