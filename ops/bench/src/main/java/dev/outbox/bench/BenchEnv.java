@@ -49,10 +49,61 @@ final class BenchEnv {
         broker.purgeIfExists(Topology.deadLetterQueueOf(QUEUE));
     }
 
+    /**
+     * A database as a new deployment has it: the schema dropped, created again and migrated, so
+     * the outbox table has never been analyzed and the planner has no statistics for it at all.
+     * ({@link #clean()} keeps the column statistics of earlier scenarios: TRUNCATE does not remove
+     * them.) Needs the right to drop and create the schema: the benchmark's database is its own.
+     */
+    void fresh() {
+        broker.purgeIfExists(QUEUE);
+        broker.purgeIfExists(Topology.deadLetterQueueOf(QUEUE));
+        String schema = (String) db.scalar("SELECT current_schema()");
+        db.execute("DROP SCHEMA " + schema + " CASCADE");
+        db.execute("CREATE SCHEMA " + schema);
+        dev.outbox.migrations.DatabaseMigrations.migrate(db.dataSource());
+        requireNoStatistics();
+    }
+
+    /** Fails unless the planner has no statistics for the outbox table: never analyzed. */
+    void requireNoStatistics() {
+        if (db.count("SELECT count(*) FROM pg_stats WHERE tablename = 'message_outbox' AND schemaname = current_schema()")
+                != 0 || db.count("SELECT count(*) FROM pg_class WHERE oid = 'message_outbox'::regclass"
+                        + " AND reltuples >= 0") != 0) {
+            throw new IllegalStateException("the outbox table was meant to be fresh but has statistics");
+        }
+    }
+
+    /**
+     * Turns autovacuum (and so auto-analyze) of the outbox table off, or back to the migrations'
+     * settings: a fresh-database scenario warms its relays up without letting autovacuum gather
+     * the statistics the scenario is about.
+     */
+    void autovacuum(boolean enabled) {
+        db.execute("ALTER TABLE message_outbox " + (enabled ? "RESET (autovacuum_enabled)"
+                : "SET (autovacuum_enabled = false)"));
+    }
+
     /** Writes {@code messages} as pending rows in one transaction; returns the database's time of the commit. */
     Instant backlog(List<NewOutboxMessage> messages) throws SQLException {
+        return backlog(messages, false);
+    }
+
+    /**
+     * Writes {@code messages} as pending rows in one transaction, analyzing the table before the
+     * commit when {@code analyze} (ANALYZE counts the transaction's own rows), so whoever claims
+     * them plans with statistics that describe them from the first claim on.
+     *
+     * @return the database's time of the commit
+     */
+    Instant backlog(List<NewOutboxMessage> messages, boolean analyze) throws SQLException {
         try (Connection c = connect()) {
             Backlog.copy(c, messages);
+            if (analyze) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("ANALYZE message_outbox");
+                }
+            }
             c.commit();
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT clock_timestamp()")) {
                 rs.next();

@@ -12,17 +12,22 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * B: what the database takes with no broker: the relay's own statements ({@link OutboxStore}:
  * the fenced claim with strict per-aggregate order, then the fenced mark), claim and mark back to
- * back, on {@code workers} threads each acting as its own relay.
+ * back, on {@code workers} threads each acting as its own relay. With statistics (the backlog is
+ * analyzed in the transaction that writes it), or {@code fresh}: on a database migrated a moment
+ * ago whose outbox table the planner has never seen analyzed.
  */
 final class DatabaseCeiling {
     private DatabaseCeiling() {
     }
 
     static Throughput run(BenchEnv env, List<dev.outbox.persistence.outbox.NewOutboxMessage> events, int workers,
-            int batch) throws Exception {
-        env.clean();
-        env.backlog(events);
-        env.analyze();
+            int batch, boolean fresh) throws Exception {
+        if (fresh) {
+            env.fresh();
+        } else {
+            env.clean();
+        }
+        env.backlog(events, !fresh);
         long total = events.size();
         AtomicLong marked = new AtomicLong();
         try (Database database = env.database("bench-db-ceiling", workers + 1)) {
@@ -54,7 +59,8 @@ final class DatabaseCeiling {
             if (published != total) {
                 throw new IllegalStateException(published + " of " + total + " rows published");
             }
-            return new Throughput("B", "database ceiling (relay SQL, no broker)",
+            return new Throughput(fresh ? "B fresh" : "B", "database ceiling (relay SQL, no broker)"
+                    + (fresh ? ", fresh database" : ""),
                     workers + " worker(s), batch " + batch, total, seconds, cpuPerRow);
         }
     }

@@ -42,7 +42,7 @@ final class LatencyRun {
         Duration measure = o.quick() ? Duration.ofSeconds(2) : Duration.ofSeconds(15);
         // the broker's confirm latency varies from run to run on a shared machine: each point runs
         // several times and the table shows the run with the median p99, and the spread
-        int repeats = o.quick() ? 1 : 3;
+        int repeats = o.latencyRuns();
         List<Result> results = new ArrayList<>();
         List<String> spreads = new ArrayList<>();
         for (boolean listen : new boolean[] {true, false}) {

@@ -15,7 +15,9 @@ import java.util.regex.Pattern;
  * R: the real relay-worker ({@code dev.outbox.relay.RelayMain}, one JVM each) draining a backlog.
  * The relays start first and drain a warm-up backlog; the measured backlog then lands in one
  * commit, so the clock runs from that commit to the last row marked {@code PUBLISHED}
- * ({@code max(published_at)}), with neither JVM start-up nor JIT warm-up in it. Each relay's resident memory is sampled while it drains.
+ * ({@code max(published_at)}), with neither JVM start-up nor JIT warm-up in it. The backlog is
+ * analyzed in its own transaction, or with {@code fresh} lands on a database migrated just before
+ * the relays started, whose outbox table has never been analyzed: a new deployment's first burst. Each relay's resident memory is sampled while it drains.
  */
 final class RelayDrain {
     /** A run's throughput and the relays' memory. */
@@ -27,9 +29,15 @@ final class RelayDrain {
     private RelayDrain() {
     }
 
-    static Result run(BenchEnv env, List<NewOutboxMessage> events, int processes, Map<String, String> relaySettings)
-            throws Exception {
-        env.clean();
+    static Result run(BenchEnv env, List<NewOutboxMessage> events, int processes, Map<String, String> relaySettings,
+            boolean fresh) throws Exception {
+        if (fresh) {
+            env.fresh();
+            // the warm-up must not leave statistics behind: no auto-analyze until the backlog lands
+            env.autovacuum(false);
+        } else {
+            env.clean();
+        }
         List<JavaProcess> relays = new ArrayList<>();
         try {
             for (int i = 0; i < processes; i++) {
@@ -47,7 +55,14 @@ final class RelayDrain {
             env.backlog(warmup);
             awaitDrained(env, warmup.size(), relays);
             env.clean();
-            Instant committed = env.backlog(events);
+            if (fresh) {
+                env.requireNoStatistics();
+                // TRUNCATE left a table the planner has never analyzed; autovacuum may analyze it
+                // from now on, as it would in a new deployment
+                env.autovacuum(true);
+            }
+            // with statistics: analyzed in the backlog's own transaction, before any claim sees it
+            Instant committed = env.backlog(events, !fresh);
             java.util.Set<Long> pids = new java.util.HashSet<>();
             relays.forEach(r -> pids.add(r.pid()));
             CpuMeter.Snapshot cpu = CpuMeter.take(pids);
@@ -68,7 +83,8 @@ final class RelayDrain {
             double seconds = Duration.between(committed, last).toNanos() / 1e9;
             String config = processes + " process(es) x " + relaySettings.getOrDefault("OUTBOX_RELAY_PUBLISHERS", "1")
                     + " publisher(s), " + describe(relaySettings);
-            return new Result(new Throughput("R" + processes, "relay-worker, " + processes + " process(es)", config,
+            return new Result(new Throughput("R" + processes + (fresh ? " fresh" : ""), "relay-worker, " + processes
+                    + " process(es)" + (fresh ? ", fresh database" : ""), config,
                     events.size(), seconds, cpuPerRow), peak, maxRss);
         } finally {
             relays.forEach(JavaProcess::close);
