@@ -9,4 +9,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jar=ops/bench/target/outbox-bench.jar
 ops/build-if-stale.sh ops/bench "$jar"
-exec java ${BENCH_JAVA_OPTS:--Xmx2g} -cp "$jar:ops/bench/target/lib/*" dev.outbox.bench.BenchMain "$@"
+# ZGC: the latency part runs the relay in this JVM, and G1's 12-25 ms pauses on two shared cores
+# were a visible part of its commit-to-publish tail (README, Performance)
+exec java ${BENCH_JAVA_OPTS:--Xmx2g -XX:+UseZGC} -cp "$jar:ops/bench/target/lib/*" dev.outbox.bench.BenchMain "$@"

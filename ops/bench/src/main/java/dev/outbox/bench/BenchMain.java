@@ -22,7 +22,7 @@ import java.util.Set;
  * <pre>
  * ops/bench.sh [--quick] [--rows N] [--out DIR] [--only throughput,latency,growth,http]
  *              [--scenarios A,B,Bf,N,P,Pf,R,Rf] [--processes 1,2,4] [--relay OUTBOX_RELAY_X=value ...]
- *              [--relay-only] [--loads 200,1000,3000] [--latency-runs 5]
+ *              [--relay-only] [--loads 200,1000,3000] [--latency-runs 5] [--latency-modes notify,poll]
  * </pre>
  *
  * <p>Throughput scenarios: A broker ceiling, B database ceiling, N naive relay, P plain batch
@@ -36,7 +36,7 @@ public final class BenchMain {
 
     /** What one invocation runs; {@code quick} is the CI smoke run: every scenario, tiny. */
     record Options(boolean quick, int rows, Path out, Set<String> only, List<Integer> processes,
-            Map<String, String> relay, Set<String> scenarios, int[] loads, int latencyRuns) {
+            Map<String, String> relay, Set<String> scenarios, int[] loads, int latencyRuns, Set<String> latencyModes) {
         boolean runs(String part) {
             return only.isEmpty() || only.contains(part);
         }
@@ -243,6 +243,7 @@ public final class BenchMain {
         Set<String> scenarios = new LinkedHashSet<>(SCENARIOS);
         int[] loads = {200, 1_000, 3_000};
         Integer latencyRuns = null;
+        Set<String> latencyModes = new LinkedHashSet<>(List.of("notify", "poll"));
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> quick = true;
@@ -254,6 +255,7 @@ public final class BenchMain {
                     }
                 }
                 case "--latency-runs" -> latencyRuns = Integer.parseInt(args[++i]);
+                case "--latency-modes" -> latencyModes = new LinkedHashSet<>(List.of(args[++i].split(",")));
                 case "--loads" -> loads = java.util.Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt)
                         .toArray();
                 case "--rows" -> rows = Integer.parseInt(args[++i]);
@@ -271,7 +273,8 @@ public final class BenchMain {
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
                         + "; usage: ops/bench.sh [--quick] [--rows N] [--out DIR] [--only throughput,latency,growth,http]"
                         + " [--processes 1,2,4] [--relay OUTBOX_RELAY_X=value] [--relay-only]"
-                        + " [--scenarios A,B,Bf,N,P,Pf,R,Rf] [--loads 200,1000,3000] [--latency-runs 5]");
+                        + " [--scenarios A,B,Bf,N,P,Pf,R,Rf] [--loads 200,1000,3000] [--latency-runs 5]"
+                        + " [--latency-modes notify,poll]");
             }
         }
         for (String part : only) {
@@ -285,6 +288,6 @@ public final class BenchMain {
         }
         return new Options(quick, rows != null ? rows : quick ? 2_000 : 100_000, out, only,
                 processes != null ? processes : quick ? List.of(1, 2) : List.of(1, 2, 4), relay,
-                scenarios, loads, latencyRuns != null ? latencyRuns : quick ? 1 : 5);
+                scenarios, loads, latencyRuns != null ? latencyRuns : quick ? 1 : 5, latencyModes);
     }
 }

@@ -40,6 +40,13 @@ final class CpuMeter {
                     long pid = Long.parseLong(p.getFileName().toString());
                     String part = pid == self ? "bench" : relayPids.contains(pid) ? "relay"
                             : comm.equals("postgres") ? "database" : comm.equals("beam.smp") ? "broker" : null;
+                    if ("database".equals(part) || "broker".equals(part)) {
+                        // fields 16 and 17 (cutime, cstime): CPU of children that ended. A backend or
+                        // autovacuum worker that exits between two snapshots hands its CPU time to
+                        // the postmaster this way; without it the database's share went missing or
+                        // negative whenever connections closed during a scenario.
+                        cpu += (Long.parseLong(f[13]) + Long.parseLong(f[14])) / TICKS_PER_SECOND;
+                    }
                     if (part != null) {
                         out.merge(part, cpu, Double::sum);
                     }

@@ -30,6 +30,8 @@ final class DatabaseCeiling {
         env.backlog(events, !fresh);
         long total = events.size();
         AtomicLong marked = new AtomicLong();
+        AtomicLong claimNanos = new AtomicLong();
+        AtomicLong markNanos = new AtomicLong();
         try (Database database = env.database("bench-db-ceiling", workers + 1)) {
             OutboxStore store = Guice.createInjector(database.module()).getInstance(OutboxStore.class);
             CpuMeter.Snapshot cpu = CpuMeter.take(java.util.Set.of());
@@ -37,13 +39,17 @@ final class DatabaseCeiling {
                 String relayId = "bench-b-" + w;
                 try {
                     while (marked.get() < total) {
+                        long t0 = System.nanoTime();
                         List<OutboxRecord> rows = store.claim(relayId, batch, Set.of());
+                        claimNanos.addAndGet(System.nanoTime() - t0);
                         if (rows.isEmpty()) {
                             // the rest is held back behind another worker's in-flight version 1
                             LockSupport.parkNanos(200_000);
                             continue;
                         }
+                        long t1 = System.nanoTime();
                         int done = store.markPublished(relayId, rows.stream().map(OutboxRecord::lease).toList()).size();
+                        markNanos.addAndGet(System.nanoTime() - t1);
                         if (done != rows.size()) {
                             throw new IllegalStateException("marked " + done + " of " + rows.size() + " leased rows");
                         }
@@ -61,7 +67,9 @@ final class DatabaseCeiling {
             }
             return new Throughput(fresh ? "B fresh" : "B", "database ceiling (relay SQL, no broker)"
                     + (fresh ? ", fresh database" : ""),
-                    workers + " worker(s), batch " + batch, total, seconds, cpuPerRow);
+                    String.format("%d worker(s), batch %d; per row: claim %.1f µs, mark %.1f µs (transaction"
+                            + " round trips, all workers)", workers, batch, claimNanos.get() / 1e3 / total,
+                            markNanos.get() / 1e3 / total), total, seconds, cpuPerRow);
         }
     }
 }

@@ -30,8 +30,12 @@ final class LatencyRun {
 
     /** @param broker the part of {@code publish} between handing the message to the broker and its confirm */
     record Result(boolean listen, int offered, double achieved, Percentiles publish, Percentiles broker,
-            Percentiles consume, int missing) {
+            Percentiles consume, int missing, Percentiles relay, int slow, int slowWindows,
+            RunConditions.Observed conditions) {
     }
+
+    /** A sample slower than this counts as slow in the per-run table: the target p99. */
+    static final long SLOW_NANOS = 25_000_000L;
 
     private LatencyRun() {
     }
@@ -45,11 +49,40 @@ final class LatencyRun {
         int repeats = o.latencyRuns();
         List<Result> results = new ArrayList<>();
         List<String> spreads = new ArrayList<>();
-        for (boolean listen : new boolean[] {true, false}) {
+        List<List<String>> everyRun = new ArrayList<>();
+        List<Boolean> modes = new ArrayList<>();
+        if (o.latencyModes().contains("notify")) {
+            modes.add(true);
+        }
+        if (o.latencyModes().contains("poll")) {
+            modes.add(false);
+        }
+        // The first run in a JVM also measured the JIT compiling the relay's and the producers' hot
+        // paths (its commit-to-hand-over p99 was twice the later runs'): one run, not reported,
+        // warms the JVM up first.
+        if (!o.quick() && !modes.isEmpty()) {
+            Result discarded = run(env, o, loads[0], modes.get(0), warmup, measure);
+            System.out.printf("  latency warm-up run (not reported): publish p99 %.1f ms%n", discarded.publish().p99());
+        }
+        for (boolean listen : modes) {
             for (int load : loads) {
                 List<Result> runs = new ArrayList<>();
                 for (int i = 0; i < repeats; i++) {
                     runs.add(run(env, o, load, listen, warmup, measure));
+                }
+                for (int i = 0; i < runs.size(); i++) {
+                    Result x = runs.get(i);
+                    everyRun.add(Report.row(x.listen() ? "LISTEN/NOTIFY" : "poll only", Integer.toString(load),
+                            Integer.toString(i + 1), Report.num(x.publish().p50()), Report.num(x.publish().p99()),
+                            Report.num(x.publish().max()), Report.num(x.relay().p99()), Report.num(x.broker().p99()),
+                            Report.num(x.broker().max()), x.slow() + " in " + x.slowWindows(),
+                            x.conditions().gcPauses() + " / " + x.conditions().gcMaxMs(),
+                            Long.toString(x.conditions().checkpoints()), x.conditions().autovacuums() + " / "
+                                    + x.conditions().autoanalyzes()));
+                    System.out.printf("    run %d: publish p99 %.1f ms (relay part p99 %.1f, broker p99 %.1f max %.1f);"
+                            + " %d samples > 25 ms in %d windows of 100 ms; %s%n", i + 1, x.publish().p99(),
+                            x.relay().p99(), x.broker().p99(), x.broker().max(), x.slow(), x.slowWindows(),
+                            x.conditions().describe());
                 }
                 runs.sort(java.util.Comparator.comparingDouble(x -> x.publish().p99()));
                 Result r = runs.get(runs.size() / 2);
@@ -79,15 +112,26 @@ final class LatencyRun {
         report.text("publish = commit to broker confirm; broker = the part of it from handing the message to the"
                 + " broker to its confirm (RabbitMQ confirms a persistent message once it is written to disk, and"
                 + " batches those writes); consume = commit to delivery to a consumer of the queue.");
+        report.table("Every latency run: commit-to-publish (ms), what made the tail, and what else ran meanwhile",
+                List.of("relay wake-up", "offered ev/s", "run", "publish p50", "publish p99", "publish max",
+                        "commit to hand-over p99", "broker p99", "broker max", "samples > 25 ms in n windows of 100 ms",
+                        "GC pauses / longest ms", "checkpoints", "autovacuum / analyze"), everyRun);
+        report.text("commit to hand-over = from the business commit to the relay handing the message to the broker"
+                + " (wake-up, claim, mapping); broker = hand-over to confirm. A tail made by one stall shows as many"
+                + " slow samples in few 100 ms windows; GC pauses are this JVM's (the relay runs in it).");
         List<String> cats = new ArrayList<>();
-        double[][] p99 = new double[2][loads.length];
-        for (int i = 0; i < loads.length; i++) {
-            cats.add(loads[i] + " ev/s");
-            p99[0][i] = results.get(i).publish().p99();
-            p99[1][i] = results.get(loads.length + i).publish().p99();
+        for (int load : loads) {
+            cats.add(load + " ev/s");
         }
-        report.groupedChart("latency.png", "Commit-to-publish p99 (ms)", "ms",
-                List.of("LISTEN/NOTIFY", "poll only (" + poll + ")"), cats, p99);
+        double[][] p99 = new double[modes.size()][loads.length];
+        List<String> series = new ArrayList<>();
+        for (int m = 0; m < modes.size(); m++) {
+            series.add(modes.get(m) ? "LISTEN/NOTIFY" : "poll only (" + poll + ")");
+            for (int i = 0; i < loads.length; i++) {
+                p99[m][i] = results.get(m * loads.length + i).publish().p99();
+            }
+        }
+        report.groupedChart("latency.png", "Commit-to-publish p99 (ms)", "ms", series, cats, p99);
     }
 
     static Result run(BenchEnv env, BenchMain.Options o, int rate, boolean listen, Duration warmup, Duration measure)
@@ -104,7 +148,8 @@ final class LatencyRun {
         relaySettings.put("OUTBOX_RELAY_ID", "bench-latency");
         // idle polling means no notifications at all: the business transactions do not send them either
         env.notifyTrigger(listen);
-        try (RelayApp relay = RelayApp.start(env.settings(relaySettings));
+        try (RunConditions conditions = new RunConditions(env);
+                RelayApp relay = RelayApp.start(env.settings(relaySettings));
                 Connection consumerConnection = env.broker.connectionFactory().newConnection("bench-consumer")) {
             relay.relay().stats().tapConfirms((id, brokerNanos) -> {
                 confirmedAt.put(id, System.nanoTime());
@@ -117,6 +162,7 @@ final class LatencyRun {
             long start = System.nanoTime() + 200_000_000L;
             long interval = 1_000_000_000L / rate;
             AtomicInteger next = new AtomicInteger();
+            conditions.start();
             Parallel.run("bench-producer", PRODUCERS, p -> {
                 try (java.sql.Connection c = env.connect(); PreparedStatement insert = c.prepareStatement(INSERT)) {
                     for (int k = next.getAndIncrement(); k < total; k = next.getAndIncrement()) {
@@ -136,6 +182,10 @@ final class LatencyRun {
             while ((consumedAt.size() < total || confirmedAt.size() < total) && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
+            RunConditions.Observed observed = conditions.observe();
+            long[] relayPart = new long[total];
+            java.util.Set<Long> slowWindows = new java.util.HashSet<>();
+            int slow = 0;
             long[] publish = new long[total];
             long[] consume = new long[total];
             long[] broker = new long[total];
@@ -158,8 +208,14 @@ final class LatencyRun {
                     missing++;
                 }
                 if (confirmed != null) {
-                    publish[np++] = confirmed - committedAt[k];
+                    long took = confirmed - committedAt[k];
+                    relayPart[np] = took - brokerTook.get(id);
+                    publish[np++] = took;
                     broker[nb++] = brokerTook.get(id);
+                    if (took > SLOW_NANOS) {
+                        slow++;
+                        slowWindows.add((committedAt[k] - start) / 100_000_000L);
+                    }
                 }
                 if (consumed != null) {
                     consume[nc++] = consumed - committedAt[k];
@@ -168,7 +224,8 @@ final class LatencyRun {
             double achieved = measured / ((lastCommit - measureFrom) / 1e9);
             return new Result(listen, rate, achieved, Percentiles.ofNanos(java.util.Arrays.copyOf(publish, np)),
                     Percentiles.ofNanos(java.util.Arrays.copyOf(broker, nb)),
-                    Percentiles.ofNanos(java.util.Arrays.copyOf(consume, nc)), missing);
+                    Percentiles.ofNanos(java.util.Arrays.copyOf(consume, nc)), missing,
+                    Percentiles.ofNanos(java.util.Arrays.copyOf(relayPart, np)), slow, slowWindows.size(), observed);
         } finally {
             env.notifyTrigger(true);
         }

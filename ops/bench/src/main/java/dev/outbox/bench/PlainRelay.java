@@ -40,14 +40,17 @@ final class PlainRelay {
         AtomicLong published = new AtomicLong();
         CpuMeter.Snapshot cpu = CpuMeter.take(java.util.Set.of());
         List<Connection> connections = new ArrayList<>();
+        List<java.sql.Connection> databases = new ArrayList<>();
         double seconds;
+        Map<String, Double> cpuPerRow;
         try {
             for (int t = 0; t < THREADS; t++) {
                 connections.add(env.broker.connectionFactory().newConnection("bench-plain-" + t));
+                databases.add(env.connect());
             }
             seconds = Parallel.run("bench-plain", THREADS, t -> {
-                try (java.sql.Connection db = env.connect();
-                        PreparedStatement select = db.prepareStatement("SELECT id, exchange_name, routing_key,"
+                java.sql.Connection db = databases.get(t);
+                try (PreparedStatement select = db.prepareStatement("SELECT id, exchange_name, routing_key,"
                                 + " payload::text, message_type, aggregate_id, aggregate_version, correlation_id"
                                 + " FROM message_outbox WHERE status = 'PENDING' ORDER BY created_at LIMIT " + BATCH
                                 + " FOR UPDATE SKIP LOCKED");
@@ -86,12 +89,16 @@ final class PlainRelay {
                     }
                 }
             });
+            // before the connections close: a server process's CPU time ends with it
+            cpuPerRow = CpuMeter.perRow(cpu, CpuMeter.take(java.util.Set.of()), total);
         } finally {
             for (Connection c : connections) {
                 c.close();
             }
+            for (java.sql.Connection c : databases) {
+                c.close();
+            }
         }
-        var cpuPerRow = CpuMeter.perRow(cpu, CpuMeter.take(java.util.Set.of()), total);
         long rows = env.count("status = 'PUBLISHED'");
         if (rows != total) {
             throw new IllegalStateException(rows + " of " + total + " rows published");
