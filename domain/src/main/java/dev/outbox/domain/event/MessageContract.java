@@ -24,6 +24,8 @@ import java.util.regex.Pattern;
  */
 public final class MessageContract {
     private static final Pattern DECIMAL = Pattern.compile("-?(0|[1-9][0-9]*)(\\.[0-9]+)?");
+    /** Compiled once: the relay checks every message it publishes (String.matches compiles per call). */
+    private static final Pattern CURRENCY_CODE = Pattern.compile("[A-Z]{3}");
 
     private interface FieldRule {
         Optional<String> check(Object value);
@@ -139,7 +141,7 @@ public final class MessageContract {
     }
 
     private static Optional<String> currency(Object v) {
-        if (!(v instanceof String s) || !s.matches("[A-Z]{3}")) {
+        if (!(v instanceof String s) || !CURRENCY_CODE.matcher(s).matches()) {
             return Optional.of("must be an ISO 4217 code");
         }
         try {
