@@ -1,10 +1,12 @@
 package dev.outbox.bench;
 
-import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import dev.outbox.messaging.publish.AmqpMessageMapper;
+import dev.outbox.messaging.publish.OutboundMessage;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
-import java.nio.charset.StandardCharsets;
+import dev.outbox.persistence.outbox.OutboxRecord;
+import dev.outbox.persistence.outbox.OutboxStatus;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
@@ -20,7 +22,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * the batch's confirms, mark them {@code PUBLISHED} by id, commit. No per-aggregate order, no
  * lease or fencing (the row locks are held across the broker round trip instead), no failure
  * classification: one update per row where the project's relay makes two (claim, then a fenced
- * mark), which is what makes it a hard baseline.
+ * mark), which is what makes it a hard baseline. It sends what any relay of this product must
+ * send: the contract's messages, built by the same {@link AmqpMessageMapper} as A and R (the wire
+ * format of CONTRACT.md, headers included), so the broker's work per message is the same in all three.
  */
 final class PlainRelay {
     static final int THREADS = 2;
@@ -50,10 +54,11 @@ final class PlainRelay {
             }
             seconds = Parallel.run("bench-plain", THREADS, t -> {
                 java.sql.Connection db = databases.get(t);
-                try (PreparedStatement select = db.prepareStatement("SELECT id, exchange_name, routing_key,"
-                                + " payload::text, message_type, aggregate_id, aggregate_version, correlation_id"
-                                + " FROM message_outbox WHERE status = 'PENDING' ORDER BY created_at LIMIT " + BATCH
-                                + " FOR UPDATE SKIP LOCKED");
+                try (PreparedStatement select = db.prepareStatement("SELECT id, aggregate_type, aggregate_id,"
+                                + " aggregate_version, message_type, message_version, exchange_name, routing_key,"
+                                + " payload::text, headers::text, created_at, correlation_id, causation_id, trace_id,"
+                                + " tenant_id FROM message_outbox WHERE status = 'PENDING' ORDER BY created_at LIMIT "
+                                + BATCH + " FOR UPDATE SKIP LOCKED");
                         PreparedStatement mark = db.prepareStatement("UPDATE message_outbox SET status = 'PUBLISHED',"
                                 + " published_at = now() WHERE id = ANY(?)")) {
                     Channel ch = connections.get(t).createChannel();
@@ -65,10 +70,9 @@ final class PlainRelay {
                         List<UUID> ids = new ArrayList<>(BATCH);
                         try (ResultSet rs = select.executeQuery()) {
                             while (rs.next()) {
-                                UUID id = (UUID) rs.getObject(1);
-                                ids.add(id);
-                                ch.basicPublish(rs.getString(2), rs.getString(3), true, properties(id, rs),
-                                        rs.getString(4).getBytes(StandardCharsets.UTF_8));
+                                OutboundMessage m = message(rs);
+                                ids.add((UUID) rs.getObject(1));
+                                ch.basicPublish(m.exchange(), m.routingKey(), true, m.properties(), m.body());
                             }
                         }
                         if (ids.isEmpty()) {
@@ -108,12 +112,16 @@ final class PlainRelay {
                 seconds, cpuPerRow);
     }
 
-    private static AMQP.BasicProperties properties(UUID id, ResultSet rs) throws java.sql.SQLException {
-        Object version = rs.getObject(7);
-        return new AMQP.BasicProperties.Builder().deliveryMode(2).messageId(id.toString())
-                .contentType("application/json").type(rs.getString(5)).correlationId(rs.getString(8))
-                .headers(Map.of("aggregate_id", rs.getString(6), "aggregate_version",
-                        version == null ? "" : version.toString()))
-                .build();
+    /** The row as the contract's message, through the product's own mapper. */
+    private static OutboundMessage message(ResultSet rs) throws java.sql.SQLException {
+        java.time.Instant created = rs.getTimestamp(11).toInstant();
+        OutboxRecord row = new OutboxRecord((UUID) rs.getObject(1), rs.getString(2), rs.getString(3),
+                (Long) rs.getObject(4), rs.getString(5), rs.getInt(6), rs.getString(7), rs.getString(8),
+                rs.getString(9), rs.getString(10), OutboxStatus.PENDING, 0, created, null, null, created, null, null,
+                null, null, rs.getString(12), rs.getString(13), rs.getString(14), rs.getString(15));
+        if (!(AmqpMessageMapper.map(row) instanceof AmqpMessageMapper.Ready ready)) {
+            throw new IllegalStateException("benchmark row does not map to a message: " + row.id());
+        }
+        return ready.message();
     }
 }
