@@ -55,15 +55,8 @@ class ClaimPlanIT {
     @ParameterizedTest
     @EnumSource(Statistics.class)
     void theClaimWalksThePendingIndexInDueOrder(Statistics statistics) throws Exception {
-        DB.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
-        DB.execute("CREATE SCHEMA " + SCHEMA);
-        String url = DB.url() + (DB.url().contains("?") ? "&" : "?") + "currentSchema=" + SCHEMA;
-        try (HikariDataSource pool = DataSources.create(DatabaseConfig.of(url, DB.user(), DB.password(),
-                "claim-plan-it").withPoolSize(2).withCustomPlans())) {
-            DatabaseMigrations.migrate(pool);
+        try (HikariDataSource pool = freshSchema()) {
             try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-                // autovacuum must not analyze behind the test's back: each case is one state
-                s.execute("ALTER TABLE message_outbox SET (autovacuum_enabled = false)");
                 if (statistics == Statistics.ANALYZED_WHILE_EMPTY) {
                     s.execute("ANALYZE message_outbox");
                 }
@@ -115,14 +108,8 @@ class ClaimPlanIT {
      */
     @org.junit.jupiter.api.Test
     void searchesFindLeasedRowsThroughIndexes() throws Exception {
-        DB.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
-        DB.execute("CREATE SCHEMA " + SCHEMA);
-        String url = DB.url() + (DB.url().contains("?") ? "&" : "?") + "currentSchema=" + SCHEMA;
-        try (HikariDataSource pool = DataSources.create(DatabaseConfig.of(url, DB.user(), DB.password(),
-                "claim-plan-it").withPoolSize(2).withCustomPlans())) {
-            DatabaseMigrations.migrate(pool);
+        try (HikariDataSource pool = freshSchema()) {
             try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-                s.execute("ALTER TABLE message_outbox SET (autovacuum_enabled = false)");
                 s.execute(backlog());
                 s.execute("UPDATE message_outbox SET correlation_id = 'corr-' || aggregate_id, tenant_id = 'tenant-1'");
                 s.execute("ANALYZE message_outbox");
@@ -174,6 +161,29 @@ class ClaimPlanIT {
         return nodes.stream().map(n -> n.path("Node Type").asText()
                 + (n.has("Index Name") ? " using " + n.get("Index Name").asText() : "")
                 + (n.has("Relation Name") ? " on " + n.get("Relation Name").asText() : "")).toList();
+    }
+
+    /**
+     * A schema of this test's own, freshly migrated, so no statistics of earlier tests leak in,
+     * with autovacuum off for the outbox table: it must not analyze behind the test's back, each
+     * case is one state of the statistics.
+     */
+    private static HikariDataSource freshSchema() throws Exception {
+        DB.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
+        DB.execute("CREATE SCHEMA " + SCHEMA);
+        String url = DB.url() + (DB.url().contains("?") ? "&" : "?") + "currentSchema=" + SCHEMA;
+        HikariDataSource pool = DataSources.create(DatabaseConfig.of(url, DB.user(), DB.password(), "claim-plan-it")
+                .withPoolSize(2).withCustomPlans());
+        try {
+            DatabaseMigrations.migrate(pool);
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                s.execute("ALTER TABLE message_outbox SET (autovacuum_enabled = false)");
+            }
+            return pool;
+        } catch (Exception | Error e) {
+            pool.close();
+            throw e;
+        }
     }
 
     /**

@@ -65,6 +65,20 @@ final class BenchEnv {
         requireNoStatistics();
     }
 
+    /**
+     * The start of a scenario that drains a backlog at once: a fresh database (never analyzed) and
+     * the backlog as a new deployment would meet it, or an emptied one and the backlog analyzed in
+     * the transaction that writes it.
+     */
+    void startFrom(boolean fresh, List<NewOutboxMessage> events) throws SQLException {
+        if (fresh) {
+            fresh();
+        } else {
+            clean();
+        }
+        backlog(events, !fresh);
+    }
+
     /** Fails unless the planner has no statistics for the outbox table: never analyzed. */
     void requireNoStatistics() {
         if (db.count("SELECT count(*) FROM pg_stats WHERE tablename = 'message_outbox' AND schemaname = current_schema()")

@@ -22,12 +22,7 @@ final class DatabaseCeiling {
 
     static Throughput run(BenchEnv env, List<dev.outbox.persistence.outbox.NewOutboxMessage> events, int workers,
             int batch, boolean fresh) throws Exception {
-        if (fresh) {
-            env.fresh();
-        } else {
-            env.clean();
-        }
-        env.backlog(events, !fresh);
+        env.startFrom(fresh, events);
         long total = events.size();
         AtomicLong marked = new AtomicLong();
         AtomicLong claimNanos = new AtomicLong();

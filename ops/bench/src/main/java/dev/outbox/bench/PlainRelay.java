@@ -1,14 +1,15 @@
 package dev.outbox.bench;
 
-import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import dev.outbox.messaging.publish.AmqpMessageMapper;
+import dev.outbox.messaging.publish.ConfirmPublisher;
 import dev.outbox.messaging.publish.OutboundMessage;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.persistence.outbox.OutboxRecord;
 import dev.outbox.persistence.outbox.OutboxStatus;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * P: the plain batch relay most teams write first, as a baseline the project's relay must at
  * least match. Two threads, each in a loop of one transaction: select up to 500 pending rows
- * {@code FOR UPDATE SKIP LOCKED} in due order, publish them all on a confirm channel, wait for
+ * {@code FOR UPDATE SKIP LOCKED} in due order, publish them all through the project's
+ * {@link ConfirmPublisher} (a window of one batch), wait for
  * the batch's confirms, mark them {@code PUBLISHED} by id, commit. No per-aggregate order, no
  * lease or fencing (the row locks are held across the broker round trip instead), no failure
  * classification: one update per row where the project's relay makes two (claim, then a fenced
@@ -34,12 +36,7 @@ final class PlainRelay {
     }
 
     static Throughput run(BenchEnv env, List<NewOutboxMessage> events, boolean fresh) throws Exception {
-        if (fresh) {
-            env.fresh();
-        } else {
-            env.clean();
-        }
-        env.backlog(events, !fresh);
+        env.startFrom(fresh, events);
         long total = events.size();
         AtomicLong published = new AtomicLong();
         CpuMeter.Snapshot cpu = CpuMeter.take(java.util.Set.of());
@@ -61,18 +58,21 @@ final class PlainRelay {
                                 + BATCH + " FOR UPDATE SKIP LOCKED");
                         PreparedStatement mark = db.prepareStatement("UPDATE message_outbox SET status = 'PUBLISHED',"
                                 + " published_at = now() WHERE id = ANY(?)")) {
-                    Channel ch = connections.get(t).createChannel();
-                    ch.confirmSelect();
-                    ch.addReturnListener(r -> {
-                        throw new IllegalStateException("returned: " + r.getReplyText());
-                    });
+                    // the project's publisher, a window of one batch: only the relay and the messaging
+                    // module talk to the channel (SinglePublisherArchTest's rule holds here too)
+                    Outcomes outcomes = new Outcomes();
+                    ConfirmPublisher<String> ch = ConfirmPublisher.open(connections.get(t), BATCH, outcomes);
+                    long sent = 0;
                     while (published.get() < total) {
                         List<UUID> ids = new ArrayList<>(BATCH);
                         try (ResultSet rs = select.executeQuery()) {
                             while (rs.next()) {
-                                OutboundMessage m = message(rs);
-                                ids.add((UUID) rs.getObject(1));
-                                ch.basicPublish(m.exchange(), m.routingKey(), true, m.properties(), m.body());
+                                UUID id = (UUID) rs.getObject(1);
+                                ids.add(id);
+                                if (!ch.acquireSlot(Duration.ofSeconds(10))) {
+                                    throw new IllegalStateException("no publishing slot within 10 s");
+                                }
+                                ch.publish(message(rs), id.toString());
                             }
                         }
                         if (ids.isEmpty()) {
@@ -82,7 +82,11 @@ final class PlainRelay {
                             }
                             continue;
                         }
-                        ch.waitForConfirmsOrDie(10_000);
+                        if (!ch.awaitSettled(Duration.ofSeconds(10))) {
+                            throw new IllegalStateException("no confirm within 10 s for a batch of " + ids.size());
+                        }
+                        sent += ids.size();
+                        outcomes.requireAllConfirmed(sent);
                         mark.setArray(1, db.createArrayOf("uuid", ids.toArray()));
                         int done = mark.executeUpdate();
                         db.commit();
