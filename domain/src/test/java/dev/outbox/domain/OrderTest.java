@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.domain.event.DomainEvent;
-import dev.outbox.domain.event.EventType;
+import dev.outbox.domain.event.OrderCreated;
 import dev.outbox.domain.event.OrderCancelled;
 import dev.outbox.domain.event.PaymentCaptured;
 import dev.outbox.domain.event.PaymentRefunded;
@@ -40,7 +40,7 @@ class OrderTest {
         assertEquals(Money.parse("3.30", EUR), t.order().total());
         assertEquals(1, t.events().size());
         DomainEvent e = t.events().get(0);
-        assertEquals(EventType.ORDER_CREATED, e.type());
+        assertEquals(OrderCreated.TYPE, e.type());
         assertEquals(1, e.aggregateVersion());
         assertEquals(ORDER_ID, e.aggregateId());
         assertEquals("order", e.aggregateType());

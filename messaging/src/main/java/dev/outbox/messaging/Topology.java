@@ -1,9 +1,9 @@
 package dev.outbox.messaging;
 
 import com.rabbitmq.client.Channel;
-import dev.outbox.domain.event.EventType;
+import dev.outbox.kernel.contract.MessageContract;
+import dev.outbox.kernel.contract.MessageContracts;
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -11,12 +11,12 @@ import java.util.Map;
  * The broker topology as code. Every declaration is idempotent, so the relay and each consumer
  * declare it at start-up and a fresh broker needs no manual set-up. The relay publishes with
  * {@code mandatory}, so a routing key with no binding is parked as {@code UNROUTABLE}: the
- * bindings here must cover every event type of the catalogue, which {@code TopologyTest}
- * checks.
+ * bindings here must cover every message type whose contract names this exchange, which
+ * {@code TopologyTest} checks.
  */
 public final class Topology {
     /** The durable topic exchange all order events go to. */
-    public static final String ORDERS_EXCHANGE = EventType.ORDERS_EXCHANGE;
+    public static final String ORDERS_EXCHANGE = "orders.events";
 
     /** The sample ledger consumer's queue: every order event, so it can apply them in aggregate order. */
     public static final String LEDGER_QUEUE = "ledger.order-events";
@@ -35,8 +35,8 @@ public final class Topology {
 
     /** The consumer queues this service's topology creates. */
     public static List<QueueSpec> queues() {
-        return List.of(new QueueSpec(LEDGER_QUEUE,
-                Arrays.stream(EventType.values()).map(EventType::routingKey).toList()));
+        return List.of(new QueueSpec(LEDGER_QUEUE, MessageContracts.onClasspath().all().stream()
+                .filter(c -> ORDERS_EXCHANGE.equals(c.exchange())).map(MessageContract::routingKey).distinct().toList()));
     }
 
     private Topology() {

@@ -1,21 +1,24 @@
 package dev.outbox.messaging;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.outbox.domain.event.EventType;
+import dev.outbox.kernel.contract.MessageContract;
+import dev.outbox.kernel.contract.MessageContracts;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** Topology and catalogue agree: every event the service emits is routed somewhere. */
+/** Topology and contracts agree: every message type the service declares is routed somewhere. */
 class TopologyTest {
     @Test
-    void everyEventTypeOfTheCatalogueIsBoundToAQueue() {
+    void everyContractIsBoundToAQueueOnTheExchangeItNames() {
         Set<String> bound = new HashSet<>();
         Topology.queues().forEach(q -> bound.addAll(q.routingKeys()));
-        for (EventType t : EventType.values()) {
-            assertTrue(bound.contains(t.routingKey()), t.routingKey() + " would be parked as UNROUTABLE");
-            assertTrue(t.exchange().equals(Topology.ORDERS_EXCHANGE), t + " goes to the declared exchange");
+        assertEquals(4, MessageContracts.onClasspath().all().size(), "the order service's four message types");
+        for (MessageContract c : MessageContracts.onClasspath().all()) {
+            assertTrue(bound.contains(c.routingKey()), c.routingKey() + " would be parked as UNROUTABLE");
+            assertEquals(Topology.ORDERS_EXCHANGE, c.exchange(), c + " goes to the declared exchange");
         }
     }
 }

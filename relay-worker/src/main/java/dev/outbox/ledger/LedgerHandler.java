@@ -2,8 +2,9 @@ package dev.outbox.ledger;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.outbox.domain.TimeOrderedIds;
-import dev.outbox.domain.event.EventType;
-import dev.outbox.domain.event.MessageContract;
+import dev.outbox.domain.event.PaymentCaptured;
+import dev.outbox.domain.event.PaymentRefunded;
+import dev.outbox.kernel.contract.MessageContracts;
 import dev.outbox.messaging.consume.InboundMessage;
 import dev.outbox.messaging.consume.MessageHandler;
 import dev.outbox.messaging.consume.NonRetryableMessageException;
@@ -47,9 +48,9 @@ public class LedgerHandler implements MessageHandler {
         ledger.journal(LedgerConsumerApp.CONSUMER_NAME, instanceId, message.aggregateType(), message.aggregateId(),
                 message.aggregateVersion(), message.messageId(), message.messageType());
         String entryType;
-        if (EventType.PAYMENT_CAPTURED.messageType().equals(message.messageType())) {
+        if (PaymentCaptured.TYPE.name().equals(message.messageType())) {
             entryType = LedgerEntry.CAPTURE;
-        } else if (EventType.PAYMENT_REFUNDED.messageType().equals(message.messageType())) {
+        } else if (PaymentRefunded.TYPE.name().equals(message.messageType())) {
             entryType = LedgerEntry.REFUND;
         } else {
             return;
@@ -84,8 +85,8 @@ public class LedgerHandler implements MessageHandler {
         } catch (JsonProcessingException e) {
             throw new NonRetryableMessageException("body is not JSON");
         }
-        List<String> violations = MessageContract.violations(message.messageType(), message.messageVersion(),
-                message.aggregateId(), payload);
+        List<String> violations = MessageContracts.onClasspath().violations(message.messageType(),
+                message.messageVersion(), message.aggregateId(), message.bodyText());
         if (!violations.isEmpty()) {
             throw new NonRetryableMessageException("breaks its contract: " + violations);
         }

@@ -2,6 +2,7 @@ package dev.outbox.relay;
 
 import dev.outbox.config.ConfigurationException;
 import dev.outbox.config.Settings;
+import dev.outbox.kernel.contract.MessageContracts;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
@@ -23,7 +24,9 @@ import java.util.List;
  * @param shutdownTimeout how long a stopping relay waits for in-flight confirms
  * @param markBatchSize most outcomes written in one statement
  * @param unorderedTypes message types published without waiting for earlier versions of their
- *     aggregate (ordering policy {@code none}); every other type is strictly ordered per aggregate
+ *     aggregate (ordering policy {@code none}); every other type is strictly ordered per aggregate.
+ *     A type is unordered when its contract says {@code "ordered": false}; the
+ *     {@code OUTBOX_RELAY_UNORDERED_TYPES} list adds to those
  */
 public record RelayConfig(String relayId, int publishers, int batchSize, int confirmWindow, Duration pollInterval,
         Duration confirmTimeout, Duration lease, Duration staleCheckInterval, List<Duration> backoff,
@@ -67,7 +70,17 @@ public record RelayConfig(String relayId, int publishers, int batchSize, int con
                 s.duration("OUTBOX_RELAY_SHUTDOWN_TIMEOUT", Duration.ofSeconds(10), Duration.ZERO,
                         Duration.ofMinutes(10)),
                 s.integer("OUTBOX_RELAY_MARK_BATCH_SIZE", 1_000, 1, 50_000),
-                s.list("OUTBOX_RELAY_UNORDERED_TYPES"));
+                unordered(s.list("OUTBOX_RELAY_UNORDERED_TYPES")));
+    }
+
+    /**
+     * The contracts' unordered types plus the configured ones. The variable only adds: for types
+     * without a contract here, or as an operator's override while an ordered type's head is stuck.
+     */
+    private static java.util.Set<String> unordered(java.util.Collection<String> configured) {
+        java.util.Set<String> out = new java.util.TreeSet<>(MessageContracts.onClasspath().unorderedTypes());
+        out.addAll(configured);
+        return out;
     }
 
     static String defaultRelayId() {

@@ -10,14 +10,15 @@ import java.util.UUID;
 /** {@code order.cancelled} v1: the order was cancelled from {@code previousStatus}. */
 public record OrderCancelled(UUID aggregateId, long aggregateVersion, Instant occurredAt, String reason,
         OrderStatus previousStatus) implements DomainEvent {
+    public static final MessageType TYPE = new MessageType("order.cancelled", 1);
 
     public OrderCancelled(Order cancelled, OrderStatus previousStatus, Instant at) {
         this(cancelled.id(), cancelled.version(), at, cancelled.cancelReason(), previousStatus);
     }
 
     @Override
-    public EventType type() {
-        return EventType.ORDER_CANCELLED;
+    public MessageType type() {
+        return TYPE;
     }
 
     @Override

@@ -12,6 +12,7 @@ import java.util.UUID;
 /** {@code order.created} v1: a full snapshot of the order as placed. */
 public record OrderCreated(UUID aggregateId, long aggregateVersion, Instant occurredAt, String customerId,
         String tenantId, String currency, String total, List<Map<String, Object>> lines) implements DomainEvent {
+    public static final MessageType TYPE = new MessageType("order.created", 1);
 
     public OrderCreated(Order order, Instant at) {
         this(order.id(), order.version(), at, order.customerId(), order.tenantId(),
@@ -31,8 +32,8 @@ public record OrderCreated(UUID aggregateId, long aggregateVersion, Instant occu
     }
 
     @Override
-    public EventType type() {
-        return EventType.ORDER_CREATED;
+    public MessageType type() {
+        return TYPE;
     }
 
     @Override

@@ -9,6 +9,7 @@ import java.util.UUID;
 /** {@code payment.refunded} v1: the captured payment was refunded in full. */
 public record PaymentRefunded(UUID aggregateId, long aggregateVersion, Instant occurredAt, UUID paymentId,
         String amount, String currency) implements DomainEvent {
+    public static final MessageType TYPE = new MessageType("payment.refunded", 1);
 
     public PaymentRefunded(Order order, Instant at) {
         this(order.id(), order.version(), at, order.paymentId(), order.total().toDecimalString(),
@@ -16,8 +17,8 @@ public record PaymentRefunded(UUID aggregateId, long aggregateVersion, Instant o
     }
 
     @Override
-    public EventType type() {
-        return EventType.PAYMENT_REFUNDED;
+    public MessageType type() {
+        return TYPE;
     }
 
     @Override

@@ -2,7 +2,8 @@ package dev.outbox.messaging.publish;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.rabbitmq.client.AMQP;
-import dev.outbox.domain.event.MessageContract;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.outbox.kernel.contract.MessageContracts;
 import dev.outbox.persistence.json.Json;
 import dev.outbox.persistence.outbox.OutboxRecord;
 import java.nio.charset.StandardCharsets;
@@ -40,13 +41,13 @@ public final class AmqpMessageMapper {
     }
 
     public static Mapped map(OutboxRecord row) {
-        Object payload;
+        JsonNode payload;
         try {
-            payload = Json.parseTree(row.payload());
+            payload = Json.mapper().readTree(row.payload());
         } catch (JsonProcessingException e) {
             return new Invalid("payload is not valid JSON: " + e.getOriginalMessage());
         }
-        List<String> violations = MessageContract.violations(row.messageType(), row.messageVersion(),
+        List<String> violations = MessageContracts.onClasspath().violations(row.messageType(), row.messageVersion(),
                 row.aggregateId(), payload);
         if (!violations.isEmpty()) {
             return new Invalid("payload breaks the " + row.messageType() + " v" + row.messageVersion()

@@ -1,9 +1,12 @@
 package dev.outbox.persistence.outbox;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.outbox.domain.TimeOrderedIds;
 import dev.outbox.domain.event.DomainEvent;
-import dev.outbox.domain.event.MessageContract;
+import dev.outbox.domain.event.MessageType;
+import dev.outbox.kernel.contract.MessageContract;
+import dev.outbox.kernel.contract.MessageContracts;
 import dev.outbox.persistence.json.Json;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,8 +14,9 @@ import java.util.Map;
 
 /**
  * Turns a domain event into the outbox row that will carry it. The payload is serialised here,
- * once, parsed back and checked against its message contract, so the snapshot that commits is
- * exactly one the relay will accept and publish byte for byte.
+ * once, parsed back and checked against the contract of its type (its JSON Schema in
+ * {@code contracts/}), so the snapshot that commits is exactly one the relay will accept and
+ * publish byte for byte. Where the row goes (exchange, routing key) is the contract's to say.
  */
 public final class OutboxMessages {
     private OutboxMessages() {
@@ -20,20 +24,34 @@ public final class OutboxMessages {
 
     /**
      * @throws MessageContractViolationException when the domain produced a payload that breaks
-     *     its own contract: a bug, and the business transaction must not commit
+     *     its own contract, or an event whose type has no contract: a bug, and the business
+     *     transaction must not commit
      */
     public static NewOutboxMessage from(DomainEvent event, MessageContext context, long nowEpochMillis) {
-        String payload = Json.write(event.payload());
-        List<String> violations;
-        try {
-            violations = MessageContract.violations(event.type().messageType(), event.type().messageVersion(),
-                    event.aggregateId().toString(), Json.parseTree(payload));
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("payload of " + event.type().messageType() + " is not JSON", e);
+        return from(MessageContracts.onClasspath(), event, context, nowEpochMillis);
+    }
+
+    /** As {@link #from(DomainEvent, MessageContext, long)}, against the given catalogue. */
+    public static NewOutboxMessage from(MessageContracts contracts, DomainEvent event, MessageContext context,
+            long nowEpochMillis) {
+        MessageType type = event.type();
+        MessageContract contract = contracts.find(type.name(), type.version()).orElseThrow(() ->
+                new MessageContractViolationException(type.name(), type.version(), List.of("there is no contract "
+                        + MessageContracts.ROOT + "/" + type.name() + "/v" + type.version() + ".schema.json")));
+        if (!contract.aggregateType().equals(event.aggregateType())) {
+            throw new MessageContractViolationException(type.name(), type.version(), List.of("aggregate type "
+                    + event.aggregateType() + " differs from the contract's " + contract.aggregateType()));
         }
+        String payload = Json.write(event.payload());
+        JsonNode tree;
+        try {
+            tree = Json.mapper().readTree(payload);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("payload of " + type + " is not JSON", e);
+        }
+        List<String> violations = contract.violations(event.aggregateId().toString(), tree);
         if (!violations.isEmpty()) {
-            throw new MessageContractViolationException(event.type().messageType(), event.type().messageVersion(),
-                    violations);
+            throw new MessageContractViolationException(type.name(), type.version(), violations);
         }
         Map<String, Object> headers = new LinkedHashMap<>();
         if (MessageContext.isValidTraceparent(context.traceparent())) {
@@ -44,10 +62,10 @@ public final class OutboxMessages {
                 event.aggregateType(),
                 event.aggregateId().toString(),
                 event.aggregateVersion(),
-                event.type().messageType(),
-                event.type().messageVersion(),
-                event.type().exchange(),
-                event.type().routingKey(),
+                type.name(),
+                type.version(),
+                contract.exchange(),
+                contract.routingKey(),
                 payload,
                 Json.write(headers),
                 context.correlationId(),

@@ -1,0 +1,152 @@
+package dev.outbox.kernel.contract;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * How the catalogue reads contracts another module ships (a folder or a jar on the classpath),
+ * and how it refuses ones that cannot be used: at load, so a process with a broken contract never
+ * starts.
+ */
+class ContractDefinitionsTest {
+    @TempDir
+    Path dir;
+
+    private static String contract(String type, int version, String outbox, String extra) {
+        return """
+                {
+                  "$schema": "http://json-schema.org/draft-07/schema#",
+                  "$id": "urn:outbox:contract:%s:v%d",
+                  "x-outbox": %s,
+                  "type": "object",
+                  "required": ["itemId"],
+                  "properties": {"itemId": {"type": "string"}, "count": {"type": "integer"}}%s
+                }
+                """.formatted(type, version, outbox, extra);
+    }
+
+    private static final String ORDERED = """
+            {"exchange": "stock.events", "aggregateType": "item", "aggregateIdProperty": "itemId", "ordered": true}""";
+    private static final String UNORDERED = """
+            {"exchange": "stock.events", "routingKey": "stock.audit", "aggregateType": "item",
+             "aggregateIdProperty": "itemId", "ordered": false}""";
+
+    private MessageContracts loadFolder(Map<String, String> files) throws IOException {
+        for (Map.Entry<String, String> f : files.entrySet()) {
+            Path p = dir.resolve(f.getKey());
+            Files.createDirectories(p.getParent());
+            Files.writeString(p, f.getValue());
+        }
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {dir.toUri().toURL()}, null)) {
+            return MessageContracts.load(loader);
+        }
+    }
+
+    private MessageContracts loadJar(Map<String, String> files) throws IOException {
+        Path jar = dir.resolve("contracts.jar");
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+            out.putNextEntry(new JarEntry("contracts/"));
+            for (Map.Entry<String, String> f : files.entrySet()) {
+                out.putNextEntry(new JarEntry(f.getKey().substring(0, f.getKey().lastIndexOf('/') + 1)));
+                out.putNextEntry(new JarEntry(f.getKey()));
+                OutputStream body = out;
+                body.write(f.getValue().getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {jar.toUri().toURL()}, null)) {
+            return MessageContracts.load(loader);
+        }
+    }
+
+    private ContractDefinitionException refused(Map<String, String> files) {
+        return assertThrows(ContractDefinitionException.class, () -> loadFolder(files));
+    }
+
+    @Test
+    void contractsAreReadFromAFolderAndTheirFactsFromXOutbox() throws IOException {
+        MessageContracts c = loadFolder(Map.of(
+                "contracts/stock.reserved/v1.schema.json", contract("stock.reserved", 1, ORDERED, ""),
+                "contracts/stock.reserved/v2.schema.json", contract("stock.reserved", 2, ORDERED, ""),
+                "contracts/stock.counted/v1.schema.json", contract("stock.counted", 1, UNORDERED, "")));
+        assertEquals(Set.of("stock.counted", "stock.reserved"), c.messageTypes());
+        assertEquals(3, c.all().size());
+        assertEquals(List.of(2, 1), c.latest().stream().map(MessageContract::version).sorted((a, b) -> b - a).toList());
+        assertEquals("stock.reserved", c.require("stock.reserved", 2).routingKey());
+        assertEquals("stock.audit", c.require("stock.counted", 1).routingKey());
+        assertEquals(Set.of("stock.counted"), c.unorderedTypes());
+        assertEquals(List.of("count: string found, integer expected"),
+                c.violations("stock.reserved", 2, "i-1", "{\"itemId\": \"i-1\", \"count\": \"3\"}"));
+    }
+
+    @Test
+    void contractsAreReadFromAJarLikeFromAFolder() throws IOException {
+        MessageContracts c = loadJar(Map.of(
+                "contracts/stock.reserved/v1.schema.json", contract("stock.reserved", 1, ORDERED, "")));
+        assertEquals(Set.of("stock.reserved"), c.messageTypes());
+        assertTrue(c.require("stock.reserved", 1).source().startsWith("jar:file:"), c.require("stock.reserved", 1).source());
+        assertEquals(List.of(), c.violations("stock.reserved", 1, "i-1", "{\"itemId\": \"i-1\"}"));
+    }
+
+    @Test
+    void aCopiedFileThatKeepsItsOldIdIsRefused() {
+        String message = refused(Map.of("contracts/stock.reserved/v2.schema.json",
+                contract("stock.reserved", 1, ORDERED, ""))).getMessage();
+        assertTrue(message.contains("$id must be \"urn:outbox:contract:stock.reserved:v2\""), message);
+    }
+
+    @Test
+    void aStrayFileInTheContractsFolderIsRefused() {
+        String message = refused(Map.of("contracts/stock.reserved/latest.json", "{}")).getMessage();
+        assertTrue(message.contains("must be named contracts/<message type>/v<version>.schema.json"), message);
+    }
+
+    @Test
+    void aSchemaThatIsNotJsonSchemaIsRefused() {
+        String message = refused(Map.of("contracts/stock.reserved/v1.schema.json",
+                contract("stock.reserved", 1, ORDERED, ", \"minProperties\": \"two\""))).getMessage();
+        assertTrue(message.contains("not a valid draft-07 JSON Schema"), message);
+    }
+
+    @Test
+    void aMissingOrIncompleteOutboxBlockIsRefused() {
+        String message = refused(Map.of("contracts/stock.reserved/v1.schema.json", contract("stock.reserved", 1,
+                "{\"exchange\": \"stock.events\", \"aggregateType\": \"item\", \"aggregateIdProperty\": \"itemId\"}",
+                ""))).getMessage();
+        assertTrue(message.contains("x-outbox.ordered must be true or false"), message);
+        message = refused(Map.of("contracts/stock.reserved/v1.schema.json", contract("stock.reserved", 1,
+                ORDERED.replace("\"itemId\"", "\"count\""), ""))).getMessage();
+        assertTrue(message.contains("aggregateIdProperty \"count\" must be a required property"), message);
+    }
+
+    @Test
+    void anExampleThatBreaksItsOwnContractIsRefused() {
+        String message = refused(Map.of("contracts/stock.reserved/v1.schema.json", contract("stock.reserved", 1,
+                ORDERED, ", \"examples\": [{\"count\": 1}]"))).getMessage();
+        assertTrue(message.contains("an example breaks its own contract"), message);
+    }
+
+    @Test
+    void orderingIsAPropertyOfTheTypeNotOfOneVersion() {
+        String message = refused(Map.of(
+                "contracts/stock.reserved/v1.schema.json", contract("stock.reserved", 1, ORDERED, ""),
+                "contracts/stock.reserved/v2.schema.json", contract("stock.reserved", 2,
+                        ORDERED.replace("true", "false"), ""))).getMessage();
+        assertTrue(message.contains("'ordered' must be the same in every version"), message);
+    }
+}
