@@ -149,6 +149,11 @@ public final class MessageContract {
         return where + ": " + message;
     }
 
+    /** True when both were read from identical JSON (the same file found twice on a classpath). */
+    boolean sameDefinitionAs(MessageContract other) {
+        return document.equals(other.document);
+    }
+
     @Override
     public String toString() {
         return messageType + " v" + version;

@@ -92,9 +92,12 @@ public final class MessageContracts {
         Map<String, Map<Integer, MessageContract>> byType = new TreeMap<>();
         for (URL url : contractFiles(loader)) {
             MessageContract c = read(url);
-            MessageContract clash = byType.computeIfAbsent(c.messageType(), t -> new TreeMap<>()).put(c.version(), c);
-            if (clash != null && !clash.source().equals(c.source())) {
-                throw new ContractDefinitionException(c + " is defined twice: " + clash.source() + " and " + c.source());
+            MessageContract first = byType.computeIfAbsent(c.messageType(), t -> new TreeMap<>()).putIfAbsent(c.version(), c);
+            // the same jar twice on a classpath (a manifest Class-Path beside the build's) is harmless;
+            // two different definitions of one type and version are not
+            if (first != null && !first.sameDefinitionAs(c)) {
+                throw new ContractDefinitionException(c + " is defined twice, differently: " + first.source() + " and "
+                        + c.source());
             }
         }
         byType.forEach((type, versions) -> {

@@ -104,6 +104,25 @@ class ContractDefinitionsTest {
     }
 
     @Test
+    void theSameContractTwiceOnAClasspathIsOneButTwoDifferentOnesAreRefused() throws IOException {
+        Path other = Files.createDirectories(dir.resolve("other/contracts/stock.reserved"));
+        Files.writeString(other.resolve("v1.schema.json"), contract("stock.reserved", 1, ORDERED, ""));
+        Path mine = Files.createDirectories(dir.resolve("mine/contracts/stock.reserved"));
+        Files.writeString(mine.resolve("v1.schema.json"), contract("stock.reserved", 1, ORDERED, ""));
+        URL[] both = {dir.resolve("mine").toUri().toURL(), dir.resolve("other").toUri().toURL()};
+        try (URLClassLoader loader = new URLClassLoader(both, null)) {
+            assertEquals(1, MessageContracts.load(loader).all().size());
+        }
+        Files.writeString(other.resolve("v1.schema.json"), contract("stock.reserved", 1, ORDERED,
+                ", \"description\": \"changed\""));
+        try (URLClassLoader loader = new URLClassLoader(both, null)) {
+            String message = assertThrows(ContractDefinitionException.class, () -> MessageContracts.load(loader))
+                    .getMessage();
+            assertTrue(message.contains("stock.reserved v1 is defined twice, differently"), message);
+        }
+    }
+
+    @Test
     void aCopiedFileThatKeepsItsOldIdIsRefused() {
         String message = refused(Map.of("contracts/stock.reserved/v2.schema.json",
                 contract("stock.reserved", 1, ORDERED, ""))).getMessage();
