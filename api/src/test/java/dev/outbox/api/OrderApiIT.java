@@ -121,6 +121,47 @@ class OrderApiIT {
     }
 
     @Test
+    void shippingACapturedOrderRecordsOrderShippedAndAShippedOrderCannotBeCancelled() throws Exception {
+        String id = place().get("id").asText();
+        assertEquals(200, API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}").status());
+        ApiClient.Reply shipped = API.client().post("/orders/" + id + "/ship",
+                "{\"carrier\":\"DHL\",\"trackingNumber\":\"JJD000390007983\"}");
+        assertEquals(200, shipped.status(), shipped.body());
+        assertEquals("SHIPPED", shipped.json().get("status").asText());
+        assertEquals(3, shipped.json().get("version").asInt());
+
+        Map<String, Object> row = DB.rows("SELECT message_type, aggregate_version, exchange_name, routing_key,"
+                + " payload::text AS payload FROM message_outbox WHERE aggregate_version = 3").get(0);
+        assertEquals("order.shipped", row.get("message_type"));
+        assertEquals("orders.events", row.get("exchange_name"), "the contract says where it goes");
+        assertEquals("order.shipped", row.get("routing_key"));
+        JsonNode payload = parse((String) row.get("payload"));
+        assertEquals(id, payload.get("orderId").asText());
+        assertEquals("DHL", payload.get("carrier").asText());
+        assertEquals("JJD000390007983", payload.get("trackingNumber").asText());
+
+        long before = rows("message_outbox");
+        assertProblem(API.client().post("/orders/" + id + "/cancel", "{\"reason\":\"too late\"}"), 409,
+                "illegal_transition");
+        assertProblem(API.client().post("/orders/" + id + "/ship", "{\"carrier\":\"UPS\",\"trackingNumber\":\"1\"}"),
+                409, "illegal_transition");
+        assertEquals(before, rows("message_outbox"));
+        assertEquals("SHIPPED", DB.scalar("SELECT status FROM orders"));
+    }
+
+    @Test
+    void shippingWithoutACarrierOrBeforeCaptureIsRefusedAndWritesNothing() throws Exception {
+        String id = place().get("id").asText();
+        ApiClient.Reply missing = API.client().post("/orders/" + id + "/ship", "{\"trackingNumber\":\"1\"}");
+        assertProblem(missing, 400, "validation_failed");
+        assertEquals("carrier", missing.json().get("errors").get(0).get("field").asText(), missing.body());
+        assertProblem(API.client().post("/orders/" + id + "/ship", "{\"carrier\":\"DHL\",\"trackingNumber\":\"1\"}"),
+                409, "illegal_transition");
+        assertEquals(1, rows("message_outbox"));
+        assertEquals("PLACED", DB.scalar("SELECT status FROM orders"));
+    }
+
+    @Test
     void cancellingAPlacedOrderEmitsNoRefund() throws Exception {
         String id = place().get("id").asText();
         assertEquals(200, API.client().post("/orders/" + id + "/cancel", "{\"reason\":\"changed mind\"}").status());

@@ -3,6 +3,7 @@ package dev.outbox.domain;
 import dev.outbox.domain.event.DomainEvent;
 import dev.outbox.domain.event.OrderCancelled;
 import dev.outbox.domain.event.OrderCreated;
+import dev.outbox.domain.event.OrderShipped;
 import dev.outbox.domain.event.PaymentCaptured;
 import dev.outbox.domain.event.PaymentRefunded;
 import java.time.Instant;
@@ -20,7 +21,7 @@ import java.util.regex.Pattern;
  * the outbox can publish them in order.
  *
  * <pre>
- *   place ──► PLACED ──capture──► CAPTURED
+ *   place ──► PLACED ──capture──► CAPTURED ──ship──► SHIPPED
  *               │                    │
  *             cancel               cancel (+ refund)
  *               ▼                    ▼
@@ -32,6 +33,7 @@ public final class Order {
     public static final int MAX_LINES = 100;
     public static final int MAX_CUSTOMER_ID_LENGTH = 128;
     public static final int MAX_REASON_LENGTH = 500;
+    public static final int MAX_SHIPPING_FIELD_LENGTH = 100;
     private static final Pattern SKU = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
 
     private final UUID id;
@@ -158,11 +160,40 @@ public final class Order {
     }
 
     /**
+     * Hands the captured order to a carrier.
+     *
+     * @throws InvalidInputException when the carrier or tracking number is missing or too long
+     * @throws IllegalTransitionException unless the order is {@link OrderStatus#CAPTURED}
+     */
+    public Transition ship(String carrier, String trackingNumber, Instant now) {
+        List<Violation> violations = new ArrayList<>();
+        requireShippingField("carrier", carrier, violations);
+        requireShippingField("trackingNumber", trackingNumber, violations);
+        if (!violations.isEmpty()) {
+            throw new InvalidInputException(violations);
+        }
+        if (status != OrderStatus.CAPTURED) {
+            throw new IllegalTransitionException(status, "ship");
+        }
+        Order next = new Order(id, customerId, tenantId, OrderStatus.SHIPPED, version + 1, currency, lines, total,
+                paymentId, null, createdAt, now);
+        return new Transition(next, List.of(new OrderShipped(next, carrier.strip(), trackingNumber.strip(), now)));
+    }
+
+    private static void requireShippingField(String field, String value, List<Violation> violations) {
+        if (value == null || value.isBlank()) {
+            violations.add(new Violation(field, "is required"));
+        } else if (value.strip().length() > MAX_SHIPPING_FIELD_LENGTH) {
+            violations.add(new Violation(field, "must be at most " + MAX_SHIPPING_FIELD_LENGTH + " characters"));
+        }
+    }
+
+    /**
      * Cancels the order. A captured order is refunded in full, in the same transition: the
      * {@code order.cancelled} event comes first, then {@code payment.refunded}.
      *
      * @throws InvalidInputException when the reason is missing or too long
-     * @throws IllegalTransitionException when the order is already cancelled
+     * @throws IllegalTransitionException when the order is already cancelled or has shipped
      */
     public Transition cancel(String reason, Instant now) {
         if (reason == null || reason.isBlank()) {
@@ -171,7 +202,7 @@ public final class Order {
         if (reason.length() > MAX_REASON_LENGTH) {
             throw InvalidInputException.of("reason", "must be at most " + MAX_REASON_LENGTH + " characters");
         }
-        if (status == OrderStatus.CANCELLED) {
+        if (status == OrderStatus.CANCELLED || status == OrderStatus.SHIPPED) {
             throw new IllegalTransitionException(status, "cancel");
         }
         List<DomainEvent> events = new ArrayList<>(2);
@@ -194,8 +225,8 @@ public final class Order {
         if (version < 1) {
             throw new IllegalStateException("order " + id + " has version " + version);
         }
-        if (status == OrderStatus.CAPTURED && paymentId == null) {
-            throw new IllegalStateException("captured order " + id + " has no payment id");
+        if ((status == OrderStatus.CAPTURED || status == OrderStatus.SHIPPED) && paymentId == null) {
+            throw new IllegalStateException(status + " order " + id + " has no payment id");
         }
         return new Order(id, customerId, tenantId, status, version, currency, lines, total, paymentId, cancelReason,
                 createdAt, updatedAt);

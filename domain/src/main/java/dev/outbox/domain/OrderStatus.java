@@ -3,5 +3,6 @@ package dev.outbox.domain;
 public enum OrderStatus {
     PLACED,
     CAPTURED,
+    SHIPPED,
     CANCELLED
 }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.domain.event.DomainEvent;
 import dev.outbox.domain.event.OrderCreated;
+import dev.outbox.domain.event.OrderShipped;
 import dev.outbox.domain.event.OrderCancelled;
 import dev.outbox.domain.event.PaymentCaptured;
 import dev.outbox.domain.event.PaymentRefunded;
@@ -141,6 +142,37 @@ class OrderTest {
         assertEquals(4, refunded.aggregateVersion());
         assertEquals(PAYMENT_ID, refunded.paymentId());
         assertEquals("42.50", refunded.payload().get("amount"));
+    }
+
+    @Test
+    void shippingACapturedOrderEmitsOrderShippedAtTheNextVersion() {
+        Order captured = placed().capture(Money.parse("42.50", EUR), PAYMENT_ID, T1).order();
+        Order.Transition t = captured.ship(" DHL ", "JJD0001", T1.plusSeconds(5));
+        assertEquals(OrderStatus.SHIPPED, t.order().status());
+        assertEquals(3, t.order().version());
+        assertEquals(PAYMENT_ID, t.order().paymentId(), "shipping keeps the payment");
+        OrderShipped shipped = assertInstanceOf(OrderShipped.class, t.events().get(0));
+        assertEquals(1, t.events().size());
+        assertEquals(3, shipped.aggregateVersion());
+        assertEquals(Map.of("orderId", ORDER_ID.toString(), "carrier", "DHL", "trackingNumber", "JJD0001",
+                "shippedAt", T1.plusSeconds(5).toString()), shipped.payload());
+    }
+
+    @Test
+    void onlyACapturedOrderShipsAndAShippedOrderCannotBeCancelled() {
+        assertThrows(IllegalTransitionException.class, () -> placed().ship("DHL", "1", T1));
+        Order shipped = placed().capture(Money.parse("42.50", EUR), PAYMENT_ID, T1).order().ship("DHL", "1", T1)
+                .order();
+        assertThrows(IllegalTransitionException.class, () -> shipped.ship("DHL", "2", T1));
+        assertThrows(IllegalTransitionException.class, () -> shipped.cancel("too late", T1));
+    }
+
+    @Test
+    void shippingNamesEveryMissingOrOverlongField() {
+        Order captured = placed().capture(Money.parse("42.50", EUR), PAYMENT_ID, T1).order();
+        InvalidInputException e = assertThrows(InvalidInputException.class,
+                () -> captured.ship(" ", "x".repeat(101), T1));
+        assertEquals(List.of("carrier", "trackingNumber"), e.violations().stream().map(Violation::field).toList());
     }
 
     @Test

@@ -15,7 +15,7 @@ class TopologyTest {
     void everyContractIsBoundToAQueueOnTheExchangeItNames() {
         Set<String> bound = new HashSet<>();
         Topology.queues().forEach(q -> bound.addAll(q.routingKeys()));
-        assertEquals(4, MessageContracts.onClasspath().all().size(), "the order service's four message types");
+        assertEquals(5, MessageContracts.onClasspath().all().size(), "the order service's five message types");
         for (MessageContract c : MessageContracts.onClasspath().all()) {
             assertTrue(bound.contains(c.routingKey()), c.routingKey() + " would be parked as UNROUTABLE");
             assertEquals(Topology.ORDERS_EXCHANGE, c.exchange(), c + " goes to the declared exchange");

@@ -68,6 +68,13 @@ public final class OrderResource {
     }
 
     @POST
+    @Path("/{id}/ship")
+    public Response ship(@PathParam("id") String id, ShipRequest body,
+            @Context ContainerRequestContext request) throws Exception {
+        return transition(id, request, (orderId, context) -> orders.ship(orderId, body, context));
+    }
+
+    @POST
     @Path("/{id}/cancel")
     public Response cancel(@PathParam("id") String id, CancelRequest body,
             @Context ContainerRequestContext request) throws Exception {

@@ -100,6 +100,17 @@ public class OrderService {
     }
 
     @Transactional
+    public Order ship(UUID orderId, ShipRequest request, MessageContext context) {
+        Order order = orders.findForUpdate(orderId, context.tenantId())
+                .orElseThrow(() -> new OrderNotFoundException(orderId));
+        Order.Transition shipped = order.ship(request == null ? null : request.carrier(),
+                request == null ? null : request.trackingNumber(), now());
+        orders.update(shipped.order(), order.version());
+        record(shipped, context);
+        return shipped.order();
+    }
+
+    @Transactional
     public Order cancel(UUID orderId, CancelRequest request, MessageContext context) {
         Order order = orders.findForUpdate(orderId, context.tenantId())
                 .orElseThrow(() -> new OrderNotFoundException(orderId));

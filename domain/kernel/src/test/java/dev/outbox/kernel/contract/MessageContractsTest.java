@@ -34,9 +34,10 @@ class MessageContractsTest {
         Order placed = Order.place(ID, "c", "t", EUR, List.of(new OrderLine("S", 1, Money.parse("5", EUR))), T)
                 .order();
         Order.Transition capture = placed.capture(Money.parse("5", EUR), UUID.randomUUID(), T);
+        Order.Transition ship = capture.order().ship("DHL", "JJD0001", T);
         Order.Transition cancel = capture.order().cancel("r", T);
         return List.of(Order.place(ID, "c", null, EUR, placed.lines(), T).events().get(0),
-                capture.events().get(0), cancel.events().get(0), cancel.events().get(1));
+                capture.events().get(0), ship.events().get(0), cancel.events().get(0), cancel.events().get(1));
     }
 
     private static ObjectNode payloadOf(DomainEvent e) {
