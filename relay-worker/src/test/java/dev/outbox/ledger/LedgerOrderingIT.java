@@ -128,6 +128,31 @@ class LedgerOrderingIT {
         assertEquals(0, db.count("SELECT count(*) FROM consumer_held_messages"));
     }
 
+    /**
+     * Schema evolution, the additive rule: a producer whose v1 contract gained an optional field
+     * sends it; this consumer, built against the v1 contract without that field, books the same
+     * entries and dead-letters nothing.
+     */
+    @Test
+    void aConsumerOfV1IsUnaffectedByAnOptionalFieldAddedToV1() throws Exception {
+        List<NewOutboxMessage> events = lifecycle();
+        List<OutboundMessage> wire = new ArrayList<>();
+        for (NewOutboxMessage m : events) {
+            String grown = m.payload().replaceFirst("^\\{", "{\"capturedBy\":\"terminal-7\",\"channel\":{\"web\":true},");
+            assertTrue(grown.contains("terminal-7"), grown);
+            wire.add(OutboxFixtures.wire(new NewOutboxMessage(m.id(), m.aggregateType(), m.aggregateId(),
+                    m.aggregateVersion(), m.messageType(), m.messageVersion(), m.exchangeName(), m.routingKey(), grown,
+                    m.headers(), m.correlationId(), m.causationId(), m.traceId(), m.tenantId())));
+        }
+        publish(wire);
+        startConsumers(1);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> applied() == 4L);
+        assertEquals(List.of("CAPTURE", "REFUND"), db.rows("SELECT entry_type FROM ledger_entries ORDER BY entry_seq")
+                .stream().map(r -> r.get("entry_type")).toList());
+        assertEquals(0, broker.messageCount(Topology.deadLetterQueueOf(Topology.LEDGER_QUEUE)));
+    }
+
     @Test
     void duplicatesOfEveryMessageDeliveredToTwoConsumersApplyOnce() {
         int orders = 30;

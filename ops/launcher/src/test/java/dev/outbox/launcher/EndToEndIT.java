@@ -2,16 +2,21 @@ package dev.outbox.launcher;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.networknt.schema.SchemaRegistry;
+import com.networknt.schema.SpecificationVersion;
 import dev.outbox.api.ApiApp;
 import dev.outbox.config.Settings;
 import dev.outbox.ledger.LedgerConsumerApp;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.json.Json;
 import dev.outbox.relay.RelayApp;
+import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
 import dev.outbox.testkit.TestDatabase;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,6 +26,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,6 +36,7 @@ import org.junit.jupiter.api.Test;
 class EndToEndIT {
     private static final TestDatabase DB = TestDatabase.get();
     private static final TestBroker BROKER = TestBroker.get();
+    private static final SchemaRegistry DRAFT7 = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_7);
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final List<AutoCloseable> closing = new ArrayList<>();
 
@@ -91,6 +99,54 @@ class EndToEndIT {
                 Map.of("entry_type", "REFUND", "amount", "42.5000", "currency", "EUR")), entries);
         await().atMost(Duration.ofSeconds(10)).until(() -> DB.count(
                 "SELECT count(*) FROM processed_messages WHERE consumer_name = 'ledger'") == 4);
+    }
+
+    @Test
+    void everyMessageTheRelayPublishesMatchesTheServedAsyncApiDocument() throws Exception {
+        Launcher launcher = Launcher.start(settings());
+        closing.add(launcher);
+        int port = launcher.api().port();
+        try (RecordingQueue wire = BROKER.bindQueue(Topology.ORDERS_EXCHANGE, "#")) {
+            String shipped = placeAndCapture(port);
+            post(port, "/orders/" + shipped + "/ship", "{\"carrier\":\"DHL\",\"trackingNumber\":\"JJD01\"}");
+            String refunded = placeAndCapture(port);
+            post(port, "/orders/" + refunded + "/cancel", "{\"reason\":\"customer asked\"}");
+            List<TestBroker.Received> received = wire.await(7, Duration.ofSeconds(20));
+
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                    + "/asyncapi.json")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, r.statusCode());
+            assertEquals("application/json", r.headers().firstValue("Content-Type").orElse(""));
+            JsonNode doc = Json.mapper().readTree(r.body());
+            try (InputStream spec = EndToEndIT.class.getResourceAsStream("/asyncapi/3.0.0.json")) {
+                assertEquals(List.of(), DRAFT7.getSchema(Json.mapper().readTree(spec)).validate(doc),
+                        "the served document is valid AsyncAPI 3.0.0");
+            }
+
+            Set<String> types = new TreeSet<>();
+            for (TestBroker.Received m : received) {
+                String type = m.delivery().getProperties().getType();
+                types.add(type);
+                JsonNode message = doc.get("components").get("messages").get(type + ".v" + m.header("message_version"));
+                assertNotNull(message, type + " is documented");
+                assertEquals(List.of(), DRAFT7.getSchema(message.get("payload")).validate(Json.mapper().readTree(m.body())),
+                        type + " body");
+                Map<String, Object> headers = new HashMap<>();
+                m.delivery().getProperties().getHeaders().keySet().forEach(k -> headers.put(k, m.header(k)));
+                assertEquals(List.of(), DRAFT7.getSchema(message.get("headers")).validate(Json.mapper().valueToTree(headers)),
+                        type + " headers " + headers);
+                assertEquals(message.get("contentType").asText(), m.delivery().getProperties().getContentType());
+                String channel = doc.get("operations").properties().stream()
+                        .filter(op -> op.getValue().get("messages").toString().contains("/messages/" + message.get("name").asText() + ".v"))
+                        .map(op -> op.getValue().get("channel").get("$ref").asText()).findFirst().orElseThrow();
+                JsonNode ch = doc.get("channels").get(channel.substring("#/channels/".length()));
+                assertEquals(m.delivery().getEnvelope().getRoutingKey(), ch.get("address").asText());
+                assertEquals(m.delivery().getEnvelope().getExchange(), ch.get("bindings").get("amqp").get("exchange")
+                        .get("name").asText());
+            }
+            assertEquals(Set.of("order.created", "payment.captured", "order.shipped", "order.cancelled",
+                    "payment.refunded"), types, "every type the service emits went over the wire");
+        }
     }
 
     @Test

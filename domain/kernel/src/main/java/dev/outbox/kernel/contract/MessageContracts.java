@@ -297,7 +297,10 @@ public final class MessageContracts {
             throw new ContractDefinitionException(source + ": x-outbox.aggregateIdProperty \"" + aggregateIdProperty
                     + "\" must be a required property");
         }
-        Schema schema = REGISTRY.getSchema(SchemaLocation.of(expectedId), document);
+        // compiled without the outbox's own block, which is data for the catalogue, not a keyword
+        ObjectNode payloadSchema = document.deepCopy();
+        payloadSchema.remove("x-outbox");
+        Schema schema = REGISTRY.getSchema(SchemaLocation.of(expectedId), payloadSchema);
         MessageContract contract = new MessageContract(type, version, exchange, routingKey, aggregateType,
                 aggregateIdProperty, outbox.get("ordered").booleanValue(), source, document, schema);
         for (JsonNode example : contract.examples()) {
