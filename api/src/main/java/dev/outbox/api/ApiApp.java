@@ -73,8 +73,7 @@ public final class ApiApp implements AutoCloseable {
             if (ops.operatorToken() == null) {
                 LOG.warn("OUTBOX_OPS_TOKEN is not set: the /ops repair endpoints answer 503");
             }
-            LOG.info("API listening on http://{}:{}/ (settings: {})", config.host(), HttpApi.port(server),
-                    settings.describe());
+            LOG.info("API listening on http://{}:{}/, {}", config.host(), HttpApi.port(server), settings.describe());
             return new ApiApp(database, server, injector);
         } catch (IOException e) {
             database.close();

@@ -19,7 +19,7 @@ public final class Settings {
     private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");
 
     private final Map<String, String> env;
-    private final Map<String, String> used = new TreeMap<>();
+    private final Map<String, Used> used = new TreeMap<>();
 
     public Settings(Map<String, String> env) {
         this.env = Map.copyOf(env);
@@ -47,7 +47,7 @@ public final class Settings {
 
     public String string(String name, String defaultValue) {
         return optional(name).orElseGet(() -> {
-            record(name, defaultValue + " (default)");
+            recordDefault(name, defaultValue);
             return defaultValue;
         });
     }
@@ -55,7 +55,7 @@ public final class Settings {
     public int integer(String name, int defaultValue, int min, int max) {
         Optional<String> raw = optional(name);
         if (raw.isEmpty()) {
-            record(name, defaultValue + " (default)");
+            recordDefault(name, defaultValue);
             return defaultValue;
         }
         try {
@@ -73,7 +73,7 @@ public final class Settings {
     public boolean bool(String name, boolean defaultValue) {
         Optional<String> raw = optional(name);
         if (raw.isEmpty()) {
-            record(name, defaultValue + " (default)");
+            recordDefault(name, defaultValue);
             return defaultValue;
         }
         return switch (raw.get().toLowerCase(java.util.Locale.ROOT)) {
@@ -87,7 +87,7 @@ public final class Settings {
     public Duration duration(String name, Duration defaultValue, Duration min, Duration max) {
         Optional<String> raw = optional(name);
         if (raw.isEmpty()) {
-            record(name, format(defaultValue) + " (default)");
+            recordDefault(name, format(defaultValue));
             return defaultValue;
         }
         Duration d = parseDuration(name, raw.get());
@@ -102,7 +102,7 @@ public final class Settings {
     public java.util.Set<String> list(String name) {
         Optional<String> raw = optional(name);
         if (raw.isEmpty()) {
-            record(name, "(none) (default)");
+            recordDefault(name, "(none)");
             return java.util.Set.of();
         }
         java.util.Set<String> out = new java.util.LinkedHashSet<>();
@@ -120,7 +120,7 @@ public final class Settings {
         if (raw.isEmpty()) {
             List<String> shown = new ArrayList<>();
             defaultValue.forEach(d -> shown.add(format(d)));
-            record(name, String.join(",", shown) + " (default)");
+            recordDefault(name, String.join(",", shown));
             return defaultValue;
         }
         List<Duration> out = new ArrayList<>();
@@ -169,14 +169,37 @@ public final class Settings {
     }
 
     /** What was read so far, secrets masked: safe to log. */
+    /**
+     * What was read, as an aligned table for the start-up log: the values that were set first,
+     * then the defaults, each group sorted by name, secrets masked. One line per setting, so no
+     * log line grows with the number of settings.
+     */
     public String describe() {
+        int width = used.keySet().stream().mapToInt(String::length).max().orElse(0);
+        long set = used.values().stream().filter(u -> !u.isDefault()).count();
         StringBuilder sb = new StringBuilder();
-        used.forEach((k, v) -> sb.append(sb.length() == 0 ? "" : ", ").append(k).append('=').append(v));
+        sb.append("settings: ").append(set).append(" set, ").append(used.size() - set).append(" default");
+        for (boolean defaults : new boolean[] {false, true}) {
+            used.forEach((name, u) -> {
+                if (u.isDefault() == defaults) {
+                    sb.append(System.lineSeparator()).append("  ").append(name)
+                            .append(" ".repeat(width - name.length() + 2)).append(u.value())
+                            .append(defaults ? "  (default)" : "");
+                }
+            });
+        }
         return sb.toString();
     }
 
+    private record Used(String value, boolean isDefault) {
+    }
+
     private void record(String name, String value) {
-        used.put(name, isSecret(name) ? "***" : maskUri(value));
+        used.put(name, new Used(isSecret(name) ? "***" : maskUri(value), false));
+    }
+
+    private void recordDefault(String name, Object value) {
+        used.putIfAbsent(name, new Used(isSecret(name) ? "***" : maskUri(String.valueOf(value)), true));
     }
 
     static boolean isSecret(String name) {

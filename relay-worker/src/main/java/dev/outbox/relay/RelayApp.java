@@ -147,7 +147,7 @@ public final class RelayApp implements AutoCloseable {
                 retention = new RetentionSchedule(injector.getInstance(RetentionRun.class), retentionPolicy, registry);
                 retention.start();
             }
-            LOG.info("relay settings: {}", settings.describe());
+            LOG.info("relay {}", settings.describe());
             return new RelayApp(database, session, relay, endpoint, retention, listener, liveness);
         } catch (IOException e) {
             closeAll(started);
