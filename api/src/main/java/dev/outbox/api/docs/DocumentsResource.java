@@ -4,34 +4,59 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.outbox.kernel.contract.MessageContracts;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.Properties;
 
 /**
- * The published documents: {@code GET /asyncapi.json}. Public like the order API (no token): they
- * describe the contract, not data. Generated once at start-up, from the same contracts the write
- * path and the relay check against.
+ * The published documents: {@code GET /asyncapi.json} (generated from the message contracts),
+ * {@code GET /openapi.json} (the HTTP API, kept honest by {@code OpenApiContractIT}) and
+ * {@code GET /docs}, a page for people: Swagger UI (from its WebJar) over the OpenAPI document
+ * and a list of the messages. Public like the order API: they describe the contract, not data.
+ * The page allows scripts and data only from this origin.
  */
 @Path("/")
 public final class DocumentsResource {
+    static final String CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self'; connect-src 'self';"
+            + " img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none';"
+            + " form-action 'none'";
+    private static final String SWAGGER_UI = "/META-INF/resources/webjars/swagger-ui/";
+
+    /** The files under /docs/: ours and the two Swagger UI needs, nothing else from the classpath. */
+    private static final Map<String, String> PAGE_FILES = Map.of(
+            "docs.js", "application/javascript; charset=utf-8",
+            "docs.css", "text/css; charset=utf-8",
+            "swagger-ui-bundle.js", "application/javascript; charset=utf-8",
+            "swagger-ui.css", "text/css; charset=utf-8");
+
     private final String asyncApi;
+    private final String openApi;
+    private final String swaggerUiVersion;
 
     public DocumentsResource() {
         this(MessageContracts.onClasspath());
     }
 
     DocumentsResource(MessageContracts contracts) {
+        String version = properties(DocumentsResource.class, "build.properties").getProperty("version");
         try {
-            ObjectNode doc = AsyncApiDocument.generate(contracts, buildVersion());
+            ObjectNode doc = AsyncApiDocument.generate(contracts, version);
             this.asyncApi = new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(doc);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        this.openApi = text("openapi.json").replace("${project.version}", version);
+        this.swaggerUiVersion = properties(DocumentsResource.class,
+                "/META-INF/maven/org.webjars/swagger-ui/pom.properties").getProperty("version");
     }
 
     @GET
@@ -41,17 +66,59 @@ public final class DocumentsResource {
         return asyncApi;
     }
 
-    /** The project version, written into build.properties by the build. */
-    static String buildVersion() {
-        Properties p = new Properties();
-        try (InputStream in = DocumentsResource.class.getResourceAsStream("build.properties")) {
+    @GET
+    @Path("openapi.json")
+    @Produces(MediaType.APPLICATION_JSON)
+    public String openApi() {
+        return openApi;
+    }
+
+    @GET
+    @Path("docs")
+    @Produces(MediaType.TEXT_HTML)
+    public Response page() {
+        return Response.ok(text("docs.html"), "text/html; charset=utf-8")
+                .header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+                .header("X-Content-Type-Options", "nosniff").build();
+    }
+
+    @GET
+    @Path("docs/{file}")
+    public Response pageFile(@PathParam("file") String file) {
+        String type = PAGE_FILES.get(file);
+        if (type == null) {
+            throw new NotFoundException();
+        }
+        String resource = file.startsWith("swagger-ui") ? SWAGGER_UI + swaggerUiVersion + "/" + file : file;
+        InputStream in = DocumentsResource.class.getResourceAsStream(resource);
+        if (in == null) {
+            throw new IllegalStateException(resource + " is missing from the classpath");
+        }
+        return Response.ok(in, type).header("Cache-Control", "max-age=3600")
+                .header("X-Content-Type-Options", "nosniff").build();
+    }
+
+    private static String text(String resource) {
+        try (InputStream in = DocumentsResource.class.getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IllegalStateException("build.properties is missing from the api jar");
+                throw new IllegalStateException(resource + " is missing from the api jar");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Properties properties(Class<?> base, String resource) {
+        Properties p = new Properties();
+        try (InputStream in = base.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException(resource + " is missing from the classpath");
             }
             p.load(in);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return p.getProperty("version");
+        return p;
     }
 }
