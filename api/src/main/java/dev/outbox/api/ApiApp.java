@@ -4,24 +4,24 @@ import com.google.inject.Guice;
 import com.google.inject.Injector;
 import com.google.inject.Module;
 import com.google.inject.util.Modules;
-import dev.outbox.config.ConfigurationException;
 import dev.outbox.api.health.BrokerProbe;
 import dev.outbox.api.health.HealthResource;
 import dev.outbox.api.health.MetricsResource;
 import dev.outbox.api.ops.OpsConfig;
-import dev.outbox.persistence.metrics.Metrics;
-import dev.outbox.persistence.metrics.OutboxGauges;
-import dev.outbox.persistence.metrics.RelayGauges;
-import dev.outbox.persistence.relay.RelayRegistry;
-import dev.outbox.persistence.ops.OutboxStatsReader;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.time.Duration;
+import dev.outbox.config.ConfigurationException;
 import dev.outbox.config.Settings;
 import dev.outbox.persistence.Database;
 import dev.outbox.persistence.DatabaseConfig;
+import dev.outbox.persistence.metrics.Metrics;
+import dev.outbox.persistence.metrics.OutboxGauges;
+import dev.outbox.persistence.metrics.RelayGauges;
+import dev.outbox.persistence.ops.OutboxStatsReader;
+import dev.outbox.persistence.relay.RelayRegistry;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.glassfish.grizzly.http.server.HttpServer;
 import org.slf4j.Logger;
@@ -57,19 +57,28 @@ public final class ApiApp implements AutoCloseable {
             SLF4JBridgeHandler.install();
         }
         ApiConfig config = ApiConfig.from(settings);
-        String dbUrl = settings.optional("OUTBOX_DB_URL").orElseThrow(() -> new ConfigurationException(
-                "OUTBOX_DB_URL is not set (the launcher starts an embedded database when it is unset)"));
-        Database database = Database.start(DatabaseConfig.from(settings, dbUrl, "outbox-api"),
-                settings.bool("OUTBOX_DB_MIGRATE", true));
+        String dbUrl = settings.optional("OUTBOX_DB_URL")
+                .orElseThrow(() -> new ConfigurationException(
+                        "OUTBOX_DB_URL is not set (the launcher starts an embedded database when it is unset)"));
+        Database database = Database.start(
+                DatabaseConfig.from(settings, dbUrl, "outbox-api"), settings.bool("OUTBOX_DB_MIGRATE", true));
         try {
             OpsConfig ops = OpsConfig.from(settings);
-            Injector injector = Guice.createInjector(Modules.override(database.module(), new ApiModule(
-                    Clock.systemUTC(), config.idempotencyRetention(), ops.relayLease())).with(overrides));
+            Injector injector = Guice.createInjector(Modules.override(
+                            database.module(),
+                            new ApiModule(Clock.systemUTC(), config.idempotencyRetention(), ops.relayLease()))
+                    .with(overrides));
             PrometheusMeterRegistry registry = Metrics.registry("outbox-api");
             OutboxGauges.register(registry, injector.getInstance(OutboxStatsReader.class), Duration.ofSeconds(5));
             RelayGauges.register(registry, injector.getInstance(RelayRegistry.class), Duration.ofSeconds(5));
-            HttpServer server = HttpApi.start(injector, config, ops, new MetricsResource(registry),
-                    new HealthResource(database, BrokerProbe.of(settings.optional("OUTBOX_AMQP_URI").orElse(null))));
+            HttpServer server = HttpApi.start(
+                    injector,
+                    config,
+                    ops,
+                    new MetricsResource(registry),
+                    new HealthResource(
+                            database,
+                            BrokerProbe.of(settings.optional("OUTBOX_AMQP_URI").orElse(null))));
             if (ops.operatorToken() == null) {
                 LOG.warn("OUTBOX_OPS_TOKEN is not set: the /ops repair endpoints answer 503");
             }

@@ -12,8 +12,7 @@ import org.slf4j.LoggerFactory;
 public final class ApiMain {
     private static final Logger LOG = LoggerFactory.getLogger(ApiMain.class);
 
-    private ApiMain() {
-    }
+    private ApiMain() {}
 
     public static void main(String[] args) throws InterruptedException {
         ProcessSignals signals = ProcessSignals.install();

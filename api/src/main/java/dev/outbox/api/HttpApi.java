@@ -31,8 +31,7 @@ import org.glassfish.jersey.server.ServerProperties;
  * rightly reads as a fault.
  */
 public final class HttpApi {
-    private HttpApi() {
-    }
+    private HttpApi() {}
 
     static ResourceConfig resourceConfig(Injector injector, OpsConfig ops, Object... extraResources) {
         ResourceConfig rc = new ResourceConfig();
@@ -93,8 +92,8 @@ public final class HttpApi {
     public static HttpServer start(Injector injector, ApiConfig config, OpsConfig ops, Object... extraResources)
             throws IOException {
         URI base = URI.create("http://" + config.host() + ":" + config.port() + "/");
-        HttpServer server = GrizzlyHttpServerFactory.createHttpServer(base,
-                resourceConfig(injector, ops, extraResources), false);
+        HttpServer server =
+                GrizzlyHttpServerFactory.createHttpServer(base, resourceConfig(injector, ops, extraResources), false);
         server.start();
         return server;
     }

@@ -15,16 +15,23 @@ class ApiArchitectureTest {
 
     @Test
     void theApiHasNoDependencyOnTheBrokerClient() {
-        noClasses().should().dependOnClassesThat().resideInAPackage("com.rabbitmq..")
+        noClasses()
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("com.rabbitmq..")
                 .because("only the relay publishes (seed 000); the API only writes outbox rows")
                 .check(API);
     }
 
     @Test
     void resourcesGoThroughApplicationServicesNotMappers() {
-        noClasses().that().haveSimpleNameEndingWith("Resource")
-                .should().dependOnClassesThat(com.tngtech.archunit.base.DescribedPredicate.describe(
-                        "MyBatis mappers", c -> c.getPackageName().startsWith("dev.outbox.persistence")
+        noClasses()
+                .that()
+                .haveSimpleNameEndingWith("Resource")
+                .should()
+                .dependOnClassesThat(com.tngtech.archunit.base.DescribedPredicate.describe(
+                        "MyBatis mappers",
+                        c -> c.getPackageName().startsWith("dev.outbox.persistence")
                                 && c.getSimpleName().endsWith("Mapper")))
                 .because("a write is one @Transactional application-service method, never a resource's own SQL")
                 .check(API);
@@ -36,8 +43,10 @@ class ApiArchitectureTest {
         JavaClasses everything = new ClassFileImporter()
                 .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
                 .importPackages("dev.outbox");
-        noClasses().should().dependOnClassesThat().resideInAnyPackage("jakarta.persistence..", "javax.persistence..",
-                "org.hibernate..")
+        noClasses()
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("jakarta.persistence..", "javax.persistence..", "org.hibernate..")
                 .because("MyBatis owns the transaction of the business write and the outbox insert")
                 .check(everything);
     }

@@ -11,8 +11,10 @@ import java.time.Duration;
 
 /** A plain HTTP/1.1 client for the API under test (HTTP/2 upgrade misbehaves against Grizzly). */
 final class ApiClient {
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
     private final String base;
 
     ApiClient(int port) {

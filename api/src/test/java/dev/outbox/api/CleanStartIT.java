@@ -39,17 +39,24 @@ class CleanStartIT {
         }
         try (app) {
             List<ILoggingEvent> events = List.copyOf(captured.list);
-            assertTrue(events.stream().anyMatch(e -> e.getFormattedMessage().startsWith("API listening on")),
+            assertTrue(
+                    events.stream().anyMatch(e -> e.getFormattedMessage().startsWith("API listening on")),
                     "the capture sees the start-up log at all: " + describe(events));
             List<ILoggingEvent> warnings = events.stream()
-                    .filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN)).toList();
-            assertEquals(List.of(), warnings.stream().map(CleanStartIT::line).toList(),
+                    .filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
+                    .toList();
+            assertEquals(
+                    List.of(),
+                    warnings.stream().map(CleanStartIT::line).toList(),
                     "a clean start logs no WARN or ERROR");
 
             // the registration that starts silently must still serve every resource
             ApiClient client = new ApiClient(app.port());
             assertEquals(400, client.get("/orders/not-a-uuid").status(), "orders");
-            assertEquals(200, client.get("/ops/outbox/stats", "Authorization", "Bearer operator-token").status(),
+            assertEquals(
+                    200,
+                    client.get("/ops/outbox/stats", "Authorization", "Bearer operator-token")
+                            .status(),
                     "ops");
             assertEquals(200, client.get("/health/live").status(), "health");
             assertEquals(200, client.get("/metrics").status(), "metrics");

@@ -65,12 +65,19 @@ class HealthAndMetricsIT {
             assertEquals(200, metrics.status());
             assertTrue(metrics.header("Content-Type").startsWith("text/plain"), metrics.header("Content-Type"));
             String body = metrics.body();
-            for (String name : new String[] {"outbox_pending_count", "outbox_in_progress_count",
-                "outbox_retryable_failed_count", "outbox_oldest_pending_age_seconds", "outbox_blocked_aggregates"}) {
+            for (String name : new String[] {
+                "outbox_pending_count",
+                "outbox_in_progress_count",
+                "outbox_retryable_failed_count",
+                "outbox_oldest_pending_age_seconds",
+                "outbox_blocked_aggregates"
+            }) {
                 assertTrue(body.contains(name + "{"), name);
             }
-            String line = body.lines().filter(l -> l.startsWith("outbox_parked_count{")
-                    && l.contains("error_code=\"UNROUTABLE\"")).findFirst().orElseThrow(() -> new AssertionError(body));
+            String line = body.lines()
+                    .filter(l -> l.startsWith("outbox_parked_count{") && l.contains("error_code=\"UNROUTABLE\""))
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError(body));
             assertEquals(1.0, Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)), 0.0, line);
         }
     }

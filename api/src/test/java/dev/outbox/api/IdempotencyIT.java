@@ -52,9 +52,13 @@ class IdempotencyIT {
     @Test
     void theSameKeyWithADifferentBodyIsUnprocessable() throws Exception {
         String key = UUID.randomUUID().toString();
-        assertEquals(201, API.client().post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key).status());
-        ApiClient.Reply other = API.client().post("/orders", OrderApiIT.ORDER.replace("cust-1", "cust-2"),
-                "Idempotency-Key", key);
+        assertEquals(
+                201,
+                API.client()
+                        .post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key)
+                        .status());
+        ApiClient.Reply other =
+                API.client().post("/orders", OrderApiIT.ORDER.replace("cust-1", "cust-2"), "Idempotency-Key", key);
         assertEquals(422, other.status(), other.body());
         assertEquals("idempotency_key_reused", other.json().get("code").asText());
         assertEquals(1, count("orders"));
@@ -63,21 +67,26 @@ class IdempotencyIT {
     @Test
     void theSameKeyOnAnotherEndpointIsUnprocessable() throws Exception {
         String key = UUID.randomUUID().toString();
-        String id = API.client().post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key).json().get("id").asText();
-        ApiClient.Reply capture = API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}",
-                "Idempotency-Key", key);
+        String id = API.client()
+                .post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key)
+                .json()
+                .get("id")
+                .asText();
+        ApiClient.Reply capture =
+                API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}", "Idempotency-Key", key);
         assertEquals(422, capture.status(), capture.body());
         assertEquals("PLACED", DB.scalar("SELECT status FROM orders"));
     }
 
     @Test
     void aRetriedCaptureIsAppliedOnceAndAnsweredTwice() throws Exception {
-        String id = API.client().post("/orders", OrderApiIT.ORDER).json().get("id").asText();
+        String id =
+                API.client().post("/orders", OrderApiIT.ORDER).json().get("id").asText();
         String key = UUID.randomUUID().toString();
-        ApiClient.Reply first = API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}",
-                "Idempotency-Key", key);
-        ApiClient.Reply retry = API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}",
-                "Idempotency-Key", key);
+        ApiClient.Reply first =
+                API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}", "Idempotency-Key", key);
+        ApiClient.Reply retry =
+                API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}", "Idempotency-Key", key);
         assertEquals(200, first.status());
         assertEquals(200, retry.status(), "a retry is not a second capture (that would be 409)");
         assertEquals(first.body(), retry.body());
@@ -88,17 +97,23 @@ class IdempotencyIT {
     void aRejectedRequestStoresNoKeySoTheRetryIsJudgedAfresh() throws Exception {
         String key = UUID.randomUUID().toString();
         String bad = "{\"customerId\":\"c\",\"currency\":\"EUR\",\"lines\":[]}";
-        assertEquals(400, API.client().post("/orders", bad, "Idempotency-Key", key).status());
+        assertEquals(
+                400, API.client().post("/orders", bad, "Idempotency-Key", key).status());
         assertEquals(0, count("idempotency_keys"));
-        assertEquals(400, API.client().post("/orders", bad, "Idempotency-Key", key).status());
+        assertEquals(
+                400, API.client().post("/orders", bad, "Idempotency-Key", key).status());
     }
 
     @Test
     void keysAreScopedByTenant() throws Exception {
         String key = UUID.randomUUID().toString();
-        assertEquals(201, API.client().post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key, "X-Tenant-Id", "t1")
-                .status());
-        ApiClient.Reply other = API.client().post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key, "X-Tenant-Id", "t2");
+        assertEquals(
+                201,
+                API.client()
+                        .post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key, "X-Tenant-Id", "t1")
+                        .status());
+        ApiClient.Reply other =
+                API.client().post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key, "X-Tenant-Id", "t2");
         assertEquals(201, other.status());
         assertNull(other.header("Idempotent-Replayed"));
         assertEquals(2, count("orders"));
@@ -107,11 +122,15 @@ class IdempotencyIT {
     @Test
     void anExpiredKeyMayBeUsedAgain() throws Exception {
         String key = UUID.randomUUID().toString();
-        assertEquals(201, API.client().post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key).status());
+        assertEquals(
+                201,
+                API.client()
+                        .post("/orders", OrderApiIT.ORDER, "Idempotency-Key", key)
+                        .status());
         DB.update("UPDATE idempotency_keys SET created_at = now() - interval '2 days', expires_at = now() - interval"
                 + " '1 day'");
-        ApiClient.Reply fresh = API.client().post("/orders", OrderApiIT.ORDER.replace("cust-1", "cust-3"),
-                "Idempotency-Key", key);
+        ApiClient.Reply fresh =
+                API.client().post("/orders", OrderApiIT.ORDER.replace("cust-1", "cust-3"), "Idempotency-Key", key);
         assertEquals(201, fresh.status(), fresh.body());
         assertEquals(2, count("orders"));
     }

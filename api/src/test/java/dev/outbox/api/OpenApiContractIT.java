@@ -50,9 +50,14 @@ class OpenApiContractIT {
     private static final TestDatabase DB = TestDatabase.get();
     private static final SchemaRegistry JSON_SCHEMA = SchemaRegistry.withDefaultDialect(
             SpecificationVersion.DRAFT_2020_12,
-            b -> b.schemaRegistryConfig(SchemaRegistryConfig.builder().formatAssertionsEnabled(true).build()));
-    private static final List<Class<?>> RESOURCES = List.of(OrderResource.class, OpsResource.class,
-            HealthResource.class, MetricsResource.class, DocumentsResource.class);
+            b -> b.schemaRegistryConfig(
+                    SchemaRegistryConfig.builder().formatAssertionsEnabled(true).build()));
+    private static final List<Class<?>> RESOURCES = List.of(
+            OrderResource.class,
+            OpsResource.class,
+            HealthResource.class,
+            MetricsResource.class,
+            DocumentsResource.class);
 
     @RegisterExtension
     static final RunningApi API = new RunningApi(DB, "OUTBOX_OPS_TOKEN", OPERATOR);
@@ -73,7 +78,8 @@ class OpenApiContractIT {
         SwaggerParseResult parsed = new OpenAPIV3Parser().readContents(text, null, null);
         assertEquals(List.of(), parsed.getMessages());
         assertEquals("3.1.0", parsed.getOpenAPI().getOpenapi());
-        assertTrue(doc.get("info").get("version").asText().matches("\\d+\\.\\d+\\.\\d+.*"),
+        assertTrue(
+                doc.get("info").get("version").asText().matches("\\d+\\.\\d+\\.\\d+.*"),
                 "the build's version, not a placeholder: " + doc.get("info").get("version"));
     }
 
@@ -83,7 +89,8 @@ class OpenApiContractIT {
         for (Class<?> resource : RESOURCES) {
             String base = resource.getAnnotation(Path.class).value();
             for (Method m : resource.getDeclaredMethods()) {
-                String verb = m.isAnnotationPresent(GET.class) ? "get" : m.isAnnotationPresent(POST.class) ? "post" : null;
+                String verb =
+                        m.isAnnotationPresent(GET.class) ? "get" : m.isAnnotationPresent(POST.class) ? "post" : null;
                 if (verb != null) {
                     Path p = m.getAnnotation(Path.class);
                     served.add(verb + " " + normalise(base + "/" + (p == null ? "" : p.value())));
@@ -91,8 +98,10 @@ class OpenApiContractIT {
             }
         }
         Set<String> documented = new TreeSet<>();
-        doc.get("paths").properties().forEach(p -> p.getValue().fieldNames()
-                .forEachRemaining(verb -> documented.add(verb + " " + p.getKey())));
+        doc.get("paths")
+                .properties()
+                .forEach(p ->
+                        p.getValue().fieldNames().forEachRemaining(verb -> documented.add(verb + " " + p.getKey())));
         assertEquals(served, documented);
     }
 
@@ -104,20 +113,31 @@ class OpenApiContractIT {
     @TestFactory
     Stream<DynamicTest> everyDocumentedExampleGetsItsDocumentedAnswer() {
         List<DynamicTest> tests = new ArrayList<>();
-        doc.get("paths").properties().forEach(path -> path.getValue().properties().forEach(op -> {
-            String verb = op.getKey();
-            JsonNode operation = op.getValue();
-            JsonNode examples = operation.at("/requestBody/content/application~1json/examples");
-            if (examples.isMissingNode()) {
-                int expected = firstSuccess(operation);
-                tests.add(DynamicTest.dynamicTest(verb + " " + path.getKey(),
-                        () -> check(verb, path.getKey(), operation, null, expected)));
-            } else {
-                examples.properties().forEach(e -> tests.add(DynamicTest.dynamicTest(
-                        verb + " " + path.getKey() + " [" + e.getKey() + "]", () -> check(verb, path.getKey(), operation,
-                                e.getValue().get("value"), e.getValue().get("x-expect-status").asInt()))));
-            }
-        }));
+        doc.get("paths")
+                .properties()
+                .forEach(path -> path.getValue().properties().forEach(op -> {
+                    String verb = op.getKey();
+                    JsonNode operation = op.getValue();
+                    JsonNode examples = operation.at("/requestBody/content/application~1json/examples");
+                    if (examples.isMissingNode()) {
+                        int expected = firstSuccess(operation);
+                        tests.add(DynamicTest.dynamicTest(
+                                verb + " " + path.getKey(),
+                                () -> check(verb, path.getKey(), operation, null, expected)));
+                    } else {
+                        examples.properties()
+                                .forEach(e -> tests.add(DynamicTest.dynamicTest(
+                                        verb + " " + path.getKey() + " [" + e.getKey() + "]",
+                                        () -> check(
+                                                verb,
+                                                path.getKey(),
+                                                operation,
+                                                e.getValue().get("value"),
+                                                e.getValue()
+                                                        .get("x-expect-status")
+                                                        .asInt()))));
+                    }
+                }));
         assertTrue(tests.size() >= 30, "every operation and example: " + tests.size());
         return tests.stream();
     }
@@ -125,26 +145,39 @@ class OpenApiContractIT {
     @TestFactory
     Stream<DynamicTest> everyDocumentedNotFoundAnswersWithTheDocumentedProblem() {
         List<DynamicTest> tests = new ArrayList<>();
-        doc.get("paths").properties().forEach(path -> path.getValue().properties().forEach(op -> {
-            if (path.getKey().contains("{id}") && op.getValue().at("/responses/404").isObject()) {
-                tests.add(DynamicTest.dynamicTest(op.getKey() + " " + path.getKey(), () -> {
-                    JsonNode body = op.getValue().at("/requestBody/content/application~1json/examples")
-                            .elements().hasNext()
-                            ? op.getValue().at("/requestBody/content/application~1json/examples").elements().next()
-                                    .get("value")
-                            : null;
-                    ApiClient.Reply r = send(op.getKey(), path.getKey().replace("{id}", UUID.randomUUID().toString()),
-                            op.getValue(), body == null ? null : body.toString());
-                    assertConforms(op.getValue(), r, 404);
+        doc.get("paths")
+                .properties()
+                .forEach(path -> path.getValue().properties().forEach(op -> {
+                    if (path.getKey().contains("{id}")
+                            && op.getValue().at("/responses/404").isObject()) {
+                        tests.add(DynamicTest.dynamicTest(op.getKey() + " " + path.getKey(), () -> {
+                            JsonNode body = op.getValue()
+                                            .at("/requestBody/content/application~1json/examples")
+                                            .elements()
+                                            .hasNext()
+                                    ? op.getValue()
+                                            .at("/requestBody/content/application~1json/examples")
+                                            .elements()
+                                            .next()
+                                            .get("value")
+                                    : null;
+                            ApiClient.Reply r = send(
+                                    op.getKey(),
+                                    path.getKey()
+                                            .replace("{id}", UUID.randomUUID().toString()),
+                                    op.getValue(),
+                                    body == null ? null : body.toString());
+                            assertConforms(op.getValue(), r, 404);
+                        }));
+                    }
                 }));
-            }
-        }));
         return tests.stream();
     }
 
     @Test
     void everyOpsOperationDocumentsAndAnswers401WithoutAToken() throws Exception {
-        Iterator<Map.Entry<String, JsonNode>> paths = doc.get("paths").properties().iterator();
+        Iterator<Map.Entry<String, JsonNode>> paths =
+                doc.get("paths").properties().iterator();
         int checked = 0;
         while (paths.hasNext()) {
             Map.Entry<String, JsonNode> path = paths.next();
@@ -153,7 +186,9 @@ class OpenApiContractIT {
             }
             for (Map.Entry<String, JsonNode> op : path.getValue().properties()) {
                 String url = path.getKey().replace("{id}", UUID.randomUUID().toString());
-                ApiClient.Reply r = op.getKey().equals("get") ? API.client().get(url) : API.client().post(url, "{}");
+                ApiClient.Reply r = op.getKey().equals("get")
+                        ? API.client().get(url)
+                        : API.client().post(url, "{}");
                 assertConforms(op.getValue(), r, 401);
                 checked++;
             }
@@ -177,13 +212,15 @@ class OpenApiContractIT {
         String url = template.replace("{id}", fixture.id());
         for (JsonNode p : operation.path("parameters")) {
             if (p.has("example") && "path".equals(p.path("in").asText())) {
-                url = url.replace("{" + p.get("name").asText() + "}", p.get("example").asText());
+                url = url.replace(
+                        "{" + p.get("name").asText() + "}", p.get("example").asText());
             }
         }
         List<String> query = new ArrayList<>();
         for (JsonNode p : operation.path("parameters")) {
             if (p.has("example") && "query".equals(p.path("in").asText())) {
-                query.add(p.get("name").asText() + "=" + URLEncoder.encode(p.get("example").asText(), StandardCharsets.UTF_8));
+                query.add(p.get("name").asText() + "="
+                        + URLEncoder.encode(p.get("example").asText(), StandardCharsets.UTF_8));
             }
         }
         if (!query.isEmpty()) {
@@ -194,9 +231,11 @@ class OpenApiContractIT {
     }
 
     private static ApiClient.Reply send(String verb, String url, JsonNode operation, String json) throws Exception {
-        String[] auth = operation.has("security") ? new String[] {"Authorization", "Bearer " + OPERATOR}
-                : new String[0];
-        return verb.equals("get") ? API.client().get(url, auth) : API.client().post(url, json == null ? "{}" : json, auth);
+        String[] auth =
+                operation.has("security") ? new String[] {"Authorization", "Bearer " + OPERATOR} : new String[0];
+        return verb.equals("get")
+                ? API.client().get(url, auth)
+                : API.client().post(url, json == null ? "{}" : json, auth);
     }
 
     /** Status as documented; a JSON body must validate against the schema documented for it. */
@@ -204,7 +243,12 @@ class OpenApiContractIT {
         assertEquals(expected, r.status(), r.body());
         JsonNode response = operation.get("responses").get(Integer.toString(expected));
         assertNotNull(response, expected + " is not documented");
-        String contentType = r.raw().headers().firstValue("Content-Type").orElse("").split(";")[0].trim();
+        String contentType = r.raw()
+                .headers()
+                .firstValue("Content-Type")
+                .orElse("")
+                .split(";")[0]
+                .trim();
         JsonNode content = response.path("content");
         if (content.isMissingNode()) {
             return;
@@ -235,8 +279,7 @@ class OpenApiContractIT {
         }
     }
 
-    private record Fixture(String id, String aggregateId) {
-    }
+    private record Fixture(String id, String aggregateId) {}
 
     /** The state an operation's example needs, made fresh for every example. */
     private static Fixture fixture(String name) throws Exception {
@@ -245,13 +288,17 @@ class OpenApiContractIT {
                 return new Fixture("", "");
             }
             case "placedOrder", "capturedOrder" -> {
-                JsonNode example = doc.at("/paths/~1orders/post/requestBody/content/application~1json/examples/valid/value");
+                JsonNode example =
+                        doc.at("/paths/~1orders/post/requestBody/content/application~1json/examples/valid/value");
                 ApiClient.Reply placed = API.client().post("/orders", example.toString());
                 assertEquals(201, placed.status(), placed.body());
                 String id = placed.json().get("id").asText();
                 if (name.equals("capturedOrder")) {
-                    ApiClient.Reply captured = API.client().post("/orders/" + id + "/capture",
-                            "{\"amount\":\"" + placed.json().get("total").asText() + "\"}");
+                    ApiClient.Reply captured = API.client()
+                            .post(
+                                    "/orders/" + id + "/capture",
+                                    "{\"amount\":\""
+                                            + placed.json().get("total").asText() + "\"}");
                     assertEquals(200, captured.status(), captured.body());
                 }
                 return new Fixture(id, id);
@@ -263,7 +310,9 @@ class OpenApiContractIT {
                     default -> "IN_PROGRESS";
                 };
                 String aggregate = UUID.randomUUID().toString();
-                return new Fixture(OpsApiIT.row(status, "UNROUTABLE", "order.created", aggregate, 1L).toString(),
+                return new Fixture(
+                        OpsApiIT.row(status, "UNROUTABLE", "order.created", aggregate, 1L)
+                                .toString(),
                         aggregate);
             }
             default -> throw new AssertionError("unknown x-fixture " + name);

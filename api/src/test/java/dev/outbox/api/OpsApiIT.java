@@ -34,19 +34,36 @@ class OpsApiIT {
 
     static UUID row(String status, String errorCode, String type, String aggregate, Long version) {
         UUID id = UUID.randomUUID();
-        DB.update("INSERT INTO message_outbox (id, aggregate_type, aggregate_id, aggregate_version, message_type,"
-                + " exchange_name, routing_key, payload, correlation_id, tenant_id) VALUES (?, 'order', ?, ?, ?,"
-                + " 'orders.events', ?, '{\"secret\":\"card-4242\"}'::jsonb, 'corr-' || ?, 'tenant-a')",
-                id, aggregate, version, type, type, aggregate);
+        DB.update(
+                "INSERT INTO message_outbox (id, aggregate_type, aggregate_id, aggregate_version, message_type,"
+                        + " exchange_name, routing_key, payload, correlation_id, tenant_id) VALUES (?, 'order', ?, ?, ?,"
+                        + " 'orders.events', ?, '{\"secret\":\"card-4242\"}'::jsonb, 'corr-' || ?, 'tenant-a')",
+                id,
+                aggregate,
+                version,
+                type,
+                type,
+                aggregate);
         switch (status) {
-            case "PENDING" -> { }
-            case "PUBLISHED" -> DB.update("UPDATE message_outbox SET status = 'PUBLISHED', published_at = now(),"
-                    + " attempt_count = 1 WHERE id = ?", id);
-            case "IN_PROGRESS" -> DB.update("UPDATE message_outbox SET status = 'IN_PROGRESS', locked_by = 'relay-x',"
-                    + " locked_at = now() - interval '1 hour', lease_token = nextval('message_outbox_lease_token_seq'),"
-                    + " attempt_count = 1 WHERE id = ?", id);
-            default -> DB.update("UPDATE message_outbox SET status = ?, last_error_code = ?, last_error_message = 'why',"
-                    + " attempt_count = 5 WHERE id = ?", status, errorCode, id);
+            case "PENDING" -> {}
+            case "PUBLISHED" ->
+                DB.update(
+                        "UPDATE message_outbox SET status = 'PUBLISHED', published_at = now(),"
+                                + " attempt_count = 1 WHERE id = ?",
+                        id);
+            case "IN_PROGRESS" ->
+                DB.update(
+                        "UPDATE message_outbox SET status = 'IN_PROGRESS', locked_by = 'relay-x',"
+                                + " locked_at = now() - interval '1 hour', lease_token = nextval('message_outbox_lease_token_seq'),"
+                                + " attempt_count = 1 WHERE id = ?",
+                        id);
+            default ->
+                DB.update(
+                        "UPDATE message_outbox SET status = ?, last_error_code = ?, last_error_message = 'why',"
+                                + " attempt_count = 5 WHERE id = ?",
+                        status,
+                        errorCode,
+                        id);
         }
         return id;
     }
@@ -65,13 +82,21 @@ class OpsApiIT {
         ApiClient.Reply none = API.client().get("/ops/outbox");
         assertEquals(401, none.status());
         assertEquals("Bearer realm=\"outbox-ops\"", none.header("WWW-Authenticate"));
-        assertEquals(401, API.client().get("/ops/outbox", "Authorization", "Bearer nope").status());
-        assertEquals(401, API.client().get("/ops/outbox", "Authorization", "Basic " + OPERATOR).status());
+        assertEquals(
+                401,
+                API.client().get("/ops/outbox", "Authorization", "Bearer nope").status());
+        assertEquals(
+                401,
+                API.client()
+                        .get("/ops/outbox", "Authorization", "Basic " + OPERATOR)
+                        .status());
         assertEquals(200, API.client().get("/ops/outbox", reader()).status());
         ApiClient.Reply forbidden = API.client().post("/ops/outbox/" + id + "/retry", "{}", reader());
         assertEquals(403, forbidden.status());
         assertEquals("PARKED", DB.scalar("SELECT status FROM message_outbox WHERE id = ?", id));
-        assertEquals(200, API.client().post("/ops/outbox/" + id + "/retry", "{}", op()).status());
+        assertEquals(
+                200,
+                API.client().post("/ops/outbox/" + id + "/retry", "{}", op()).status());
     }
 
     @Test
@@ -111,8 +136,8 @@ class OpsApiIT {
         String after = null;
         int pages = 0;
         do {
-            String q = "/ops/outbox?status=PARKED&errorCode=UNROUTABLE&limit=3"
-                    + (after == null ? "" : "&after=" + after);
+            String q =
+                    "/ops/outbox?status=PARKED&errorCode=UNROUTABLE&limit=3" + (after == null ? "" : "&after=" + after);
             JsonNode page = API.client().get(q, reader()).json();
             page.get("items").forEach(r -> {
                 assertEquals("PARKED", r.get("status").asText());
@@ -124,26 +149,36 @@ class OpsApiIT {
         assertEquals(all, seen);
         assertEquals(3, pages);
 
-        JsonNode byCorrelation = API.client().get("/ops/outbox?correlationId=corr-p3", reader()).json();
+        JsonNode byCorrelation =
+                API.client().get("/ops/outbox?correlationId=corr-p3", reader()).json();
         assertEquals(1, byCorrelation.get("items").size());
-        assertEquals(1, API.client().get("/ops/outbox?tenantId=tenant-a&messageType=payment.captured", reader())
-                .json().get("items").size());
+        assertEquals(
+                1,
+                API.client()
+                        .get("/ops/outbox?tenantId=tenant-a&messageType=payment.captured", reader())
+                        .json()
+                        .get("items")
+                        .size());
     }
 
     @Test
     void filterValuesThatLookLikeSqlAreJustValues() throws Exception {
         row("PARKED", "UNROUTABLE", "order.created", "x", 1L);
-        String[] attacks = {"' OR '1'='1", "x'; DELETE FROM message_outbox; --", "\" OR 1=1 --",
-            "order.created' UNION SELECT * FROM ops_audit --"};
+        String[] attacks = {
+            "' OR '1'='1",
+            "x'; DELETE FROM message_outbox; --",
+            "\" OR 1=1 --",
+            "order.created' UNION SELECT * FROM ops_audit --"
+        };
         for (String attack : attacks) {
             String enc = URLEncoder.encode(attack, StandardCharsets.UTF_8);
-            ApiClient.Reply r = API.client().get("/ops/outbox?messageType=" + enc + "&aggregateId=" + enc
-                    + "&correlationId=" + enc, reader());
+            ApiClient.Reply r = API.client()
+                    .get("/ops/outbox?messageType=" + enc + "&aggregateId=" + enc + "&correlationId=" + enc, reader());
             assertEquals(200, r.status(), r.body());
             assertEquals(0, r.json().get("items").size(), attack);
         }
-        ApiClient.Reply badEnum = API.client().get("/ops/outbox?status=" + URLEncoder.encode("PARKED' OR 1=1",
-                StandardCharsets.UTF_8), reader());
+        ApiClient.Reply badEnum = API.client()
+                .get("/ops/outbox?status=" + URLEncoder.encode("PARKED' OR 1=1", StandardCharsets.UTF_8), reader());
         assertEquals(400, badEnum.status());
         assertEquals(1, DB.count("SELECT count(*) FROM message_outbox"), "nothing was deleted");
     }
@@ -165,10 +200,13 @@ class OpsApiIT {
         assertNotNull(parked.get("payloadSha256"));
 
         UUID leased = row("IN_PROGRESS", null, "order.created", "l", 1L);
-        JsonNode lease = API.client().get("/ops/outbox/" + leased, reader()).json().get("lease");
+        JsonNode lease =
+                API.client().get("/ops/outbox/" + leased, reader()).json().get("lease");
         assertEquals("relay-x", lease.get("lockedBy").asText());
         assertNotNull(lease.get("expiresAt"));
-        assertEquals(404, API.client().get("/ops/outbox/" + UUID.randomUUID(), reader()).status());
+        assertEquals(
+                404,
+                API.client().get("/ops/outbox/" + UUID.randomUUID(), reader()).status());
         assertEquals(400, API.client().get("/ops/outbox/not-a-uuid", reader()).status());
     }
 
@@ -179,35 +217,68 @@ class OpsApiIT {
         UUID pending = row("PENDING", null, "order.created", "r3", 1L);
         UUID leased = row("IN_PROGRESS", null, "order.created", "r4", 1L);
 
-        assertEquals(200, API.client().post("/ops/outbox/" + parked + "/retry", "{\"reason\":\"bound the queue\"}", op())
-                .status());
+        assertEquals(
+                200,
+                API.client()
+                        .post("/ops/outbox/" + parked + "/retry", "{\"reason\":\"bound the queue\"}", op())
+                        .status());
         assertEquals(List.of("PENDING", "0"), state(parked));
-        assertEquals(409, API.client().post("/ops/outbox/" + published + "/retry", "{}", op()).status());
+        assertEquals(
+                409,
+                API.client()
+                        .post("/ops/outbox/" + published + "/retry", "{}", op())
+                        .status());
 
-        assertEquals(400, API.client().post("/ops/outbox/" + pending + "/cancel", "{}", op()).status(), "a reason is required");
-        assertEquals(200, API.client().post("/ops/outbox/" + pending + "/cancel", "{\"reason\":\"sent by hand\"}", op())
-                .status());
+        assertEquals(
+                400,
+                API.client()
+                        .post("/ops/outbox/" + pending + "/cancel", "{}", op())
+                        .status(),
+                "a reason is required");
+        assertEquals(
+                200,
+                API.client()
+                        .post("/ops/outbox/" + pending + "/cancel", "{\"reason\":\"sent by hand\"}", op())
+                        .status());
         assertEquals("CANCELLED", state(pending).get(0));
-        assertEquals(409, API.client().post("/ops/outbox/" + published + "/cancel", "{\"reason\":\"x\"}", op()).status());
+        assertEquals(
+                409,
+                API.client()
+                        .post("/ops/outbox/" + published + "/cancel", "{\"reason\":\"x\"}", op())
+                        .status());
 
-        assertEquals(200, API.client().post("/ops/outbox/" + published + "/replay", "{}", op()).status());
+        assertEquals(
+                200,
+                API.client()
+                        .post("/ops/outbox/" + published + "/replay", "{}", op())
+                        .status());
         assertEquals("PENDING", state(published).get(0), "published again, same id");
 
-        assertEquals(200, API.client().post("/ops/outbox/" + leased + "/release", "{\"reason\":\"relay-x is gone\"}", op())
-                .status());
+        assertEquals(
+                200,
+                API.client()
+                        .post("/ops/outbox/" + leased + "/release", "{\"reason\":\"relay-x is gone\"}", op())
+                        .status());
         assertEquals(List.of("RETRYABLE_FAILED", "1"), state(leased));
         assertNull(DB.scalar("SELECT locked_by FROM message_outbox WHERE id = ?", leased));
 
         JsonNode audit = API.client().get("/ops/audit", reader()).json().get("items");
         List<String> actions = new ArrayList<>();
         audit.forEach(a -> actions.add(a.get("action").asText()));
-        assertEquals(List.of("RELEASE_LEASE", "REPLAY", "CANCEL", "RETRY"), actions, "newest first, refusals not recorded");
+        assertEquals(
+                List.of("RELEASE_LEASE", "REPLAY", "CANCEL", "RETRY"), actions, "newest first, refusals not recorded");
         JsonNode retry = audit.get(3);
         assertEquals("alice", retry.get("actor").asText());
         assertEquals("operator", retry.get("role").asText());
         assertEquals("bound the queue", retry.get("reason").asText());
         assertEquals(parked.toString(), retry.get("messageIds").get(0).asText());
-        assertEquals(1, API.client().get("/ops/audit?messageId=" + pending, reader()).json().get("items").size());
+        assertEquals(
+                1,
+                API.client()
+                        .get("/ops/audit?messageId=" + pending, reader())
+                        .json()
+                        .get("items")
+                        .size());
     }
 
     @Test
@@ -219,18 +290,34 @@ class OpsApiIT {
         row("RETRYABLE_FAILED", "UNROUTABLE", "order.created", "also", 1L);
 
         assertEquals(400, API.client().post("/ops/outbox/retry", "{}", op()).status(), "a filter is required");
-        JsonNode dry = API.client().post("/ops/outbox/retry", "{\"errorCode\":\"UNROUTABLE\",\"status\":\"PARKED\","
-                + "\"dryRun\":true}", op()).json();
+        JsonNode dry = API.client()
+                .post(
+                        "/ops/outbox/retry",
+                        "{\"errorCode\":\"UNROUTABLE\",\"status\":\"PARKED\"," + "\"dryRun\":true}",
+                        op())
+                .json();
         assertEquals(5, dry.get("matched").asLong());
-        assertEquals(5, DB.count("SELECT count(*) FROM message_outbox WHERE status = 'PARKED'"
-                + " AND last_error_code = 'UNROUTABLE'"), "a dry run changes nothing");
+        assertEquals(
+                5,
+                DB.count("SELECT count(*) FROM message_outbox WHERE status = 'PARKED'"
+                        + " AND last_error_code = 'UNROUTABLE'"),
+                "a dry run changes nothing");
 
-        JsonNode first = API.client().post("/ops/outbox/retry", "{\"errorCode\":\"UNROUTABLE\",\"status\":\"PARKED\","
-                + "\"limit\":3,\"reason\":\"binding restored\"}", op()).json();
+        JsonNode first = API.client()
+                .post(
+                        "/ops/outbox/retry",
+                        "{\"errorCode\":\"UNROUTABLE\",\"status\":\"PARKED\","
+                                + "\"limit\":3,\"reason\":\"binding restored\"}",
+                        op())
+                .json();
         assertEquals(3, first.get("retried").asInt());
         assertEquals(2, first.get("remaining").asLong());
-        JsonNode second = API.client().post("/ops/outbox/retry", "{\"errorCode\":\"UNROUTABLE\",\"status\":\"PARKED\","
-                + "\"limit\":3}", op()).json();
+        JsonNode second = API.client()
+                .post(
+                        "/ops/outbox/retry",
+                        "{\"errorCode\":\"UNROUTABLE\",\"status\":\"PARKED\"," + "\"limit\":3}",
+                        op())
+                .json();
         assertEquals(2, second.get("retried").asInt());
         assertEquals(1, DB.count("SELECT count(*) FROM message_outbox WHERE status = 'PARKED'"));
         assertEquals(1, DB.count("SELECT count(*) FROM message_outbox WHERE status = 'RETRYABLE_FAILED'"));
@@ -243,8 +330,12 @@ class OpsApiIT {
         row("PUBLISHED", null, "order.created", "agg", 1L);
         row("PUBLISHED", null, "payment.captured", "agg", 2L);
         row("PENDING", null, "order.cancelled", "agg", 3L);
-        JsonNode r = API.client().post("/ops/outbox/replay-aggregate", "{\"aggregateType\":\"order\",\"aggregateId\":\"agg\","
-                + "\"reason\":\"ledger rebuilt\"}", op()).json();
+        JsonNode r = API.client()
+                .post(
+                        "/ops/outbox/replay-aggregate",
+                        "{\"aggregateType\":\"order\",\"aggregateId\":\"agg\"," + "\"reason\":\"ledger rebuilt\"}",
+                        op())
+                .json();
         assertEquals(2, r.get("affected").asInt());
         assertEquals(3, DB.count("SELECT count(*) FROM message_outbox WHERE status = 'PENDING'"));
     }
@@ -269,13 +360,18 @@ class OpsApiIT {
 
         // an order whose latest version has no outbox row: written around the outbox
         UUID orderId = UUID.randomUUID();
-        DB.update("INSERT INTO orders (id, customer_id, status, version, currency, total, created_at, updated_at)"
-                + " VALUES (?, 'c', 'PLACED', 1, 'EUR', 10, now(), now())", orderId);
+        DB.update(
+                "INSERT INTO orders (id, customer_id, status, version, currency, total, created_at, updated_at)"
+                        + " VALUES (?, 'c', 'PLACED', 1, 'EUR', 10, now(), now())",
+                orderId);
         JsonNode rec = API.client().get("/ops/outbox/reconcile", reader()).json();
         assertFalse(rec.get("ok").asBoolean());
-        assertEquals(orderId.toString(), rec.get("ordersMissingEvents").get(0).get("orderId").asText());
+        assertEquals(
+                orderId.toString(),
+                rec.get("ordersMissingEvents").get(0).get("orderId").asText());
         assertEquals("relay-x", rec.get("expiredLeases").get(0).get("lockedBy").asText());
-        assertEquals("s1", rec.get("blockedAggregates").get(0).get("aggregateId").asText());
+        assertEquals(
+                "s1", rec.get("blockedAggregates").get(0).get("aggregateId").asText());
         assertEquals(1, rec.get("blockedAggregates").get(0).get("waiting").asLong());
         assertEquals(0, rec.get("waitingConsumers").size());
 
@@ -285,14 +381,19 @@ class OpsApiIT {
         DB.update("INSERT INTO consumer_held_messages (consumer_name, aggregate_type, aggregate_id, aggregate_version,"
                 + " message_id, message_type, message_version, body, held_at) VALUES ('ledger', 'order', 'w', 3, 'm3',"
                 + " 'order.cancelled', 1, '\\x7b7d'::bytea, now() - interval '10 minutes')");
-        JsonNode waiting = API.client().get("/ops/outbox/reconcile", reader()).json().get("waitingConsumers").get(0);
+        JsonNode waiting = API.client()
+                .get("/ops/outbox/reconcile", reader())
+                .json()
+                .get("waitingConsumers")
+                .get(0);
         assertEquals("ledger", waiting.get("consumerName").asText());
         assertEquals(2, waiting.get("waitingForVersion").asLong());
         assertEquals(1, waiting.get("held").asLong());
     }
 
     private static List<String> state(UUID id) {
-        Map<String, Object> r = DB.rows("SELECT status, attempt_count FROM message_outbox WHERE id = ?", id).get(0);
+        Map<String, Object> r = DB.rows("SELECT status, attempt_count FROM message_outbox WHERE id = ?", id)
+                .get(0);
         return List.of((String) r.get("status"), String.valueOf(r.get("attempt_count")));
     }
 }

@@ -23,8 +23,12 @@ class OpsDisabledIT {
             assertEquals(503, r.status());
             assertEquals("ops_disabled", r.json().get("code").asText());
             assertTrue(r.json().get("detail").asText().contains("OUTBOX_OPS_TOKEN"));
-            assertEquals(503, client.post("/ops/outbox/" + java.util.UUID.randomUUID() + "/retry", "{}").status());
-            assertEquals(404, client.get("/orders/" + java.util.UUID.randomUUID()).status(), "public API still up");
+            assertEquals(
+                    503,
+                    client.post("/ops/outbox/" + java.util.UUID.randomUUID() + "/retry", "{}")
+                            .status());
+            assertEquals(
+                    404, client.get("/orders/" + java.util.UUID.randomUUID()).status(), "public API still up");
         }
     }
 }

@@ -27,17 +27,21 @@ class OpsRelaysIT {
     static final RunningApi API = new RunningApi(DB, "OUTBOX_OPS_TOKEN", OPERATOR, "OUTBOX_OPS_READ_TOKEN", READER);
 
     private static RelayLock lock(String relayId) {
-        return RelayLock.connect(DatabaseConfig.of(DB.url(), DB.user(), DB.password(), "ops-relays-it"), relayId,
+        return RelayLock.connect(
+                DatabaseConfig.of(DB.url(), DB.user(), DB.password(), "ops-relays-it"),
+                relayId,
                 Duration.ofSeconds(10));
     }
 
     private static void leased(String relayId, int rows) {
         for (int i = 0; i < rows; i++) {
-            DB.update("INSERT INTO message_outbox (aggregate_type, aggregate_id, message_type, exchange_name,"
-                    + " routing_key, payload, status, locked_by, locked_at, lease_token, attempt_count)"
-                    + " VALUES ('order', ?, 'order.created', 'orders.events', 'order.created', '{}'::jsonb,"
-                    + " 'IN_PROGRESS', ?, now(), nextval('message_outbox_lease_token_seq'), 1)",
-                    UUID.randomUUID().toString(), relayId);
+            DB.update(
+                    "INSERT INTO message_outbox (aggregate_type, aggregate_id, message_type, exchange_name,"
+                            + " routing_key, payload, status, locked_by, locked_at, lease_token, attempt_count)"
+                            + " VALUES ('order', ?, 'order.created', 'orders.events', 'order.created', '{}'::jsonb,"
+                            + " 'IN_PROGRESS', ?, now(), nextval('message_outbox_lease_token_seq'), 1)",
+                    UUID.randomUUID().toString(),
+                    relayId);
         }
     }
 
@@ -75,7 +79,12 @@ class OpsRelaysIT {
             assertTrue(alive.hasNonNull("oldestLeaseAt"));
         }
         // the live relay's session ends too; the server drops its lock as the backend exits
-        await().atMost(Duration.ofSeconds(10)).until(
-                () -> API.client().get("/ops/relays", "Authorization", "Bearer " + READER).json().get("live").asLong() == 0);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> API.client()
+                                .get("/ops/relays", "Authorization", "Bearer " + READER)
+                                .json()
+                                .get("live")
+                                .asLong()
+                        == 0);
     }
 }

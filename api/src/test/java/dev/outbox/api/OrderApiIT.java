@@ -41,8 +41,16 @@ class OrderApiIT {
     @Test
     void placingAnOrderCommitsTheOrderAndItsOutboxRowTogether() throws Exception {
         String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-        ApiClient.Reply r = API.client().post("/orders", ORDER, "X-Correlation-Id", "corr-123", "traceparent", traceparent,
-                "X-Tenant-Id", "tenant-a");
+        ApiClient.Reply r = API.client()
+                .post(
+                        "/orders",
+                        ORDER,
+                        "X-Correlation-Id",
+                        "corr-123",
+                        "traceparent",
+                        traceparent,
+                        "X-Tenant-Id",
+                        "tenant-a");
 
         assertEquals(201, r.status(), r.body());
         JsonNode order = r.json();
@@ -70,7 +78,9 @@ class OrderApiIT {
         assertEquals("4bf92f3577b34da6a3ce929d0e0e4736", row.get("trace_id"));
         assertEquals("tenant-a", row.get("tenant_id"));
         JsonNode payload = DB.rows("SELECT payload::text AS p FROM message_outbox").stream()
-                .map(m -> parse((String) m.get("p"))).findFirst().orElseThrow();
+                .map(m -> parse((String) m.get("p")))
+                .findFirst()
+                .orElseThrow();
         assertEquals(id, payload.get("orderId").asText());
         assertEquals("42.50", payload.get("total").asText());
         JsonNode headers = parse((String) DB.scalar("SELECT headers::text FROM message_outbox"));
@@ -111,27 +121,39 @@ class OrderApiIT {
 
         List<Map<String, Object>> events = DB.rows("SELECT id, message_type, aggregate_version, causation_id,"
                 + " payload::text AS payload FROM message_outbox ORDER BY aggregate_version");
-        assertEquals(List.of("order.created", "payment.captured", "order.cancelled", "payment.refunded"),
+        assertEquals(
+                List.of("order.created", "payment.captured", "order.cancelled", "payment.refunded"),
                 events.stream().map(e -> e.get("message_type")).toList());
-        assertEquals(List.of(1L, 2L, 3L, 4L), events.stream().map(e -> e.get("aggregate_version")).toList());
-        assertEquals(events.get(2).get("id").toString(), events.get(3).get("causation_id"),
+        assertEquals(
+                List.of(1L, 2L, 3L, 4L),
+                events.stream().map(e -> e.get("aggregate_version")).toList());
+        assertEquals(
+                events.get(2).get("id").toString(),
+                events.get(3).get("causation_id"),
                 "the refund was caused by the cancellation");
-        assertEquals(paymentId, parse((String) events.get(3).get("payload")).get("paymentId").asText());
+        assertEquals(
+                paymentId,
+                parse((String) events.get(3).get("payload")).get("paymentId").asText());
         assertEquals(4L, DB.scalar("SELECT version FROM orders WHERE id = ?::uuid", id));
     }
 
     @Test
     void shippingACapturedOrderRecordsOrderShippedAndAShippedOrderCannotBeCancelled() throws Exception {
         String id = place().get("id").asText();
-        assertEquals(200, API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}").status());
-        ApiClient.Reply shipped = API.client().post("/orders/" + id + "/ship",
-                "{\"carrier\":\"DHL\",\"trackingNumber\":\"JJD000390007983\"}");
+        assertEquals(
+                200,
+                API.client()
+                        .post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}")
+                        .status());
+        ApiClient.Reply shipped = API.client()
+                .post("/orders/" + id + "/ship", "{\"carrier\":\"DHL\",\"trackingNumber\":\"JJD000390007983\"}");
         assertEquals(200, shipped.status(), shipped.body());
         assertEquals("SHIPPED", shipped.json().get("status").asText());
         assertEquals(3, shipped.json().get("version").asInt());
 
         Map<String, Object> row = DB.rows("SELECT message_type, aggregate_version, exchange_name, routing_key,"
-                + " payload::text AS payload FROM message_outbox WHERE aggregate_version = 3").get(0);
+                        + " payload::text AS payload FROM message_outbox WHERE aggregate_version = 3")
+                .get(0);
         assertEquals("order.shipped", row.get("message_type"));
         assertEquals("orders.events", row.get("exchange_name"), "the contract says where it goes");
         assertEquals("order.shipped", row.get("routing_key"));
@@ -141,10 +163,12 @@ class OrderApiIT {
         assertEquals("JJD000390007983", payload.get("trackingNumber").asText());
 
         long before = rows("message_outbox");
-        assertProblem(API.client().post("/orders/" + id + "/cancel", "{\"reason\":\"too late\"}"), 409,
+        assertProblem(
+                API.client().post("/orders/" + id + "/cancel", "{\"reason\":\"too late\"}"), 409, "illegal_transition");
+        assertProblem(
+                API.client().post("/orders/" + id + "/ship", "{\"carrier\":\"UPS\",\"trackingNumber\":\"1\"}"),
+                409,
                 "illegal_transition");
-        assertProblem(API.client().post("/orders/" + id + "/ship", "{\"carrier\":\"UPS\",\"trackingNumber\":\"1\"}"),
-                409, "illegal_transition");
         assertEquals(before, rows("message_outbox"));
         assertEquals("SHIPPED", DB.scalar("SELECT status FROM orders"));
     }
@@ -155,8 +179,10 @@ class OrderApiIT {
         ApiClient.Reply missing = API.client().post("/orders/" + id + "/ship", "{\"trackingNumber\":\"1\"}");
         assertProblem(missing, 400, "validation_failed");
         assertEquals("carrier", missing.json().get("errors").get(0).get("field").asText(), missing.body());
-        assertProblem(API.client().post("/orders/" + id + "/ship", "{\"carrier\":\"DHL\",\"trackingNumber\":\"1\"}"),
-                409, "illegal_transition");
+        assertProblem(
+                API.client().post("/orders/" + id + "/ship", "{\"carrier\":\"DHL\",\"trackingNumber\":\"1\"}"),
+                409,
+                "illegal_transition");
         assertEquals(1, rows("message_outbox"));
         assertEquals("PLACED", DB.scalar("SELECT status FROM orders"));
     }
@@ -164,16 +190,26 @@ class OrderApiIT {
     @Test
     void cancellingAPlacedOrderEmitsNoRefund() throws Exception {
         String id = place().get("id").asText();
-        assertEquals(200, API.client().post("/orders/" + id + "/cancel", "{\"reason\":\"changed mind\"}").status());
-        assertEquals(List.of("order.created", "order.cancelled"), DB.rows(
-                "SELECT message_type FROM message_outbox ORDER BY aggregate_version").stream()
-                .map(m -> m.get("message_type")).toList());
+        assertEquals(
+                200,
+                API.client()
+                        .post("/orders/" + id + "/cancel", "{\"reason\":\"changed mind\"}")
+                        .status());
+        assertEquals(
+                List.of("order.created", "order.cancelled"),
+                DB.rows("SELECT message_type FROM message_outbox ORDER BY aggregate_version").stream()
+                        .map(m -> m.get("message_type"))
+                        .toList());
     }
 
     @Test
     void capturingTwiceIsAConflictAndWritesNothing() throws Exception {
         String id = place().get("id").asText();
-        assertEquals(200, API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}").status());
+        assertEquals(
+                200,
+                API.client()
+                        .post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}")
+                        .status());
         long before = rows("message_outbox");
         ApiClient.Reply r = API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}");
         assertProblem(r, 409, "illegal_transition");
@@ -186,32 +222,37 @@ class OrderApiIT {
         String id = place().get("id").asText();
         API.client().post("/orders/" + id + "/cancel", "{\"reason\":\"x\"}");
         long before = rows("message_outbox");
-        assertProblem(API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}"), 409, "illegal_transition");
+        assertProblem(
+                API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.50\"}"), 409, "illegal_transition");
         assertEquals(before, rows("message_outbox"));
     }
 
     @Test
     void capturingAnAmountOtherThanTheTotalIsUnprocessable() throws Exception {
         String id = place().get("id").asText();
-        assertProblem(API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.49\"}"), 422,
+        assertProblem(
+                API.client().post("/orders/" + id + "/capture", "{\"amount\":\"42.49\"}"),
+                422,
                 "capture_amount_mismatch");
         assertEquals(1, rows("message_outbox"));
         assertEquals("PLACED", DB.scalar("SELECT status FROM orders"));
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "malformed JSON|{\"customerId\":|malformed_json|",
-        "empty body||validation_failed|body",
-        "missing customer|{\"currency\":\"EUR\",\"lines\":[{\"sku\":\"A\",\"quantity\":1,\"unitPrice\":\"1.00\"}]}|validation_failed|customerId",
-        "money as a JSON number|{\"customerId\":\"c\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"A\",\"quantity\":1,\"unitPrice\":1.5}]}|validation_failed|lines[0].unitPrice",
-        "quantity as a string|{\"customerId\":\"c\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"A\",\"quantity\":\"1\",\"unitPrice\":\"1.00\"}]}|validation_failed|lines[0].quantity",
-        "unknown field|{\"customerId\":\"c\",\"currency\":\"EUR\",\"discount\":5,\"lines\":[]}|validation_failed|discount",
-        "unknown currency|{\"customerId\":\"c\",\"currency\":\"ABC\",\"lines\":[{\"sku\":\"A\",\"quantity\":1,\"unitPrice\":\"1.00\"}]}|validation_failed|currency",
-        "too many decimals|{\"customerId\":\"c\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"A\",\"quantity\":1,\"unitPrice\":\"1.001\"}]}|validation_failed|lines[0].unitPrice",
-        "zero quantity|{\"customerId\":\"c\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"A\",\"quantity\":0,\"unitPrice\":\"1.00\"}]}|validation_failed|lines[0].quantity",
-        "no lines|{\"customerId\":\"c\",\"currency\":\"EUR\",\"lines\":[]}|validation_failed|lines",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "malformed JSON|{\"customerId\":|malformed_json|",
+                "empty body||validation_failed|body",
+                "missing customer|{\"currency\":\"EUR\",\"lines\":[{\"sku\":\"A\",\"quantity\":1,\"unitPrice\":\"1.00\"}]}|validation_failed|customerId",
+                "money as a JSON number|{\"customerId\":\"c\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"A\",\"quantity\":1,\"unitPrice\":1.5}]}|validation_failed|lines[0].unitPrice",
+                "quantity as a string|{\"customerId\":\"c\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"A\",\"quantity\":\"1\",\"unitPrice\":\"1.00\"}]}|validation_failed|lines[0].quantity",
+                "unknown field|{\"customerId\":\"c\",\"currency\":\"EUR\",\"discount\":5,\"lines\":[]}|validation_failed|discount",
+                "unknown currency|{\"customerId\":\"c\",\"currency\":\"ABC\",\"lines\":[{\"sku\":\"A\",\"quantity\":1,\"unitPrice\":\"1.00\"}]}|validation_failed|currency",
+                "too many decimals|{\"customerId\":\"c\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"A\",\"quantity\":1,\"unitPrice\":\"1.001\"}]}|validation_failed|lines[0].unitPrice",
+                "zero quantity|{\"customerId\":\"c\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"A\",\"quantity\":0,\"unitPrice\":\"1.00\"}]}|validation_failed|lines[0].quantity",
+                "no lines|{\"customerId\":\"c\",\"currency\":\"EUR\",\"lines\":[]}|validation_failed|lines",
+            })
     void invalidOrdersAreRefusedWithAProblemAndWriteNothing(String name, String body, String code, String field)
             throws Exception {
         ApiClient.Reply r = API.client().post("/orders", body);
@@ -230,29 +271,34 @@ class OrderApiIT {
     void aMalformedIdIsABadRequestAndAnUnknownOneIsNotFound() throws Exception {
         assertProblem(API.client().get("/orders/not-a-uuid"), 400, "invalid_id");
         assertProblem(API.client().get("/orders/" + UUID.randomUUID()), 404, "not_found");
-        assertProblem(API.client().post("/orders/" + UUID.randomUUID() + "/capture", "{\"amount\":\"1.00\"}"), 404,
+        assertProblem(
+                API.client().post("/orders/" + UUID.randomUUID() + "/capture", "{\"amount\":\"1.00\"}"),
+                404,
                 "not_found");
-        assertProblem(API.client().post("/orders/" + UUID.randomUUID() + "/cancel", "{\"reason\":\"x\"}"), 404,
-                "not_found");
+        assertProblem(
+                API.client().post("/orders/" + UUID.randomUUID() + "/cancel", "{\"reason\":\"x\"}"), 404, "not_found");
         assertEquals(0, rows("message_outbox"));
     }
 
     @Test
     void protocolErrorsAreProblemsToo() throws Exception {
         assertProblem(API.client().get("/nowhere"), 404, "not_found");
-        ApiClient.Reply wrongType = API.client().send(HttpRequest.newBuilder(URI.create(
-                "http://127.0.0.1:" + API.port() + "/orders")).header("Content-Type", "text/plain")
-                .POST(HttpRequest.BodyPublishers.ofString("hello")));
+        ApiClient.Reply wrongType = API.client()
+                .send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + API.port() + "/orders"))
+                        .header("Content-Type", "text/plain")
+                        .POST(HttpRequest.BodyPublishers.ofString("hello")));
         assertProblem(wrongType, 415, "unsupported_media_type");
-        ApiClient.Reply delete = API.client().send(HttpRequest.newBuilder(URI.create(
-                "http://127.0.0.1:" + API.port() + "/orders")).DELETE());
+        ApiClient.Reply delete = API.client()
+                .send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + API.port() + "/orders"))
+                        .DELETE());
         assertProblem(delete, 405, "method_not_allowed");
     }
 
     @Test
     void badHeadersAreRefused() throws Exception {
         assertProblem(API.client().post("/orders", ORDER, "X-Tenant-Id", "bad tenant!"), 400, "validation_failed");
-        assertProblem(API.client().post("/orders", ORDER, "X-Correlation-Id", "x".repeat(200)), 400, "validation_failed");
+        assertProblem(
+                API.client().post("/orders", ORDER, "X-Correlation-Id", "x".repeat(200)), 400, "validation_failed");
         assertEquals(0, rows("orders"));
     }
 

@@ -41,7 +41,8 @@ class TenantIsolationIT {
         String id = place(TENANT, "tenant-a");
 
         assertRefusedLikeAnUnknownOrder(id, API.client().post("/orders/" + id + "/capture", CAPTURE));
-        assertRefusedLikeAnUnknownOrder(id, API.client().post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-b"));
+        assertRefusedLikeAnUnknownOrder(
+                id, API.client().post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-b"));
 
         assertUntouched(id);
     }
@@ -72,13 +73,15 @@ class TenantIsolationIT {
         String id = place();
 
         assertRefusedLikeAnUnknownOrder(id, API.client().get("/orders/" + id, TENANT, "tenant-b"));
-        assertRefusedLikeAnUnknownOrder(id, API.client().post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-b"));
+        assertRefusedLikeAnUnknownOrder(
+                id, API.client().post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-b"));
         assertRefusedLikeAnUnknownOrder(id, API.client().post("/orders/" + id + "/cancel", CANCEL, TENANT, "tenant-b"));
         assertUntouched(id);
 
         ApiClient.Reply captured = API.client().post("/orders/" + id + "/capture", CAPTURE);
         assertEquals(200, captured.status(), captured.body());
-        assertEquals(List.of(Arrays.asList("order.created", null), Arrays.asList("payment.captured", null)),
+        assertEquals(
+                List.of(Arrays.asList("order.created", null), Arrays.asList("payment.captured", null)),
                 eventTenants(id));
     }
 
@@ -86,13 +89,26 @@ class TenantIsolationIT {
     void everyEventCarriesTheOrdersTenant() throws Exception {
         String id = place(TENANT, "tenant-a");
 
-        assertEquals(200, API.client().post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-a").status());
-        assertEquals(200, API.client().post("/orders/" + id + "/cancel", CANCEL, TENANT, "tenant-a").status());
+        assertEquals(
+                200,
+                API.client()
+                        .post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-a")
+                        .status());
+        assertEquals(
+                200,
+                API.client()
+                        .post("/orders/" + id + "/cancel", CANCEL, TENANT, "tenant-a")
+                        .status());
 
-        assertEquals(List.of(List.of("order.created", "tenant-a"), List.of("payment.captured", "tenant-a"),
-                List.of("order.cancelled", "tenant-a"), List.of("payment.refunded", "tenant-a")), eventTenants(id));
-        JsonNode created = Json.mapper().readTree((String) DB.scalar(
-                "SELECT payload::text FROM message_outbox WHERE message_type = 'order.created'"));
+        assertEquals(
+                List.of(
+                        List.of("order.created", "tenant-a"),
+                        List.of("payment.captured", "tenant-a"),
+                        List.of("order.cancelled", "tenant-a"),
+                        List.of("payment.refunded", "tenant-a")),
+                eventTenants(id));
+        JsonNode created = Json.mapper().readTree((String)
+                DB.scalar("SELECT payload::text FROM message_outbox WHERE message_type = 'order.created'"));
         assertEquals("tenant-a", created.get("tenantId").asText(), "order.created names the tenant in its body");
         assertEquals("tenant-a", DB.scalar("SELECT tenant_id FROM orders WHERE id = ?::uuid", id));
     }
@@ -102,25 +118,30 @@ class TenantIsolationIT {
         String id = place(TENANT, "tenant-a");
         String key = UUID.randomUUID().toString();
 
-        assertRefusedLikeAnUnknownOrder(id, API.client().post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-b",
-                "Idempotency-Key", key));
-        assertEquals(0, DB.count("SELECT count(*) FROM idempotency_keys WHERE idempotency_key = ?", key),
+        assertRefusedLikeAnUnknownOrder(
+                id,
+                API.client().post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-b", "Idempotency-Key", key));
+        assertEquals(
+                0,
+                DB.count("SELECT count(*) FROM idempotency_keys WHERE idempotency_key = ?", key),
                 "a refused request stores no key");
 
-        ApiClient.Reply owner = API.client().post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-a",
-                "Idempotency-Key", key);
+        ApiClient.Reply owner =
+                API.client().post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-a", "Idempotency-Key", key);
         assertEquals(200, owner.status(), owner.body());
         assertNull(owner.header("Idempotent-Replayed"), "the key was still free for its owner");
-        ApiClient.Reply replay = API.client().post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-a",
-                "Idempotency-Key", key);
+        ApiClient.Reply replay =
+                API.client().post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-a", "Idempotency-Key", key);
         assertEquals(200, replay.status(), replay.body());
         assertEquals("true", replay.header("Idempotent-Replayed"));
 
-        assertRefusedLikeAnUnknownOrder(id, API.client().post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-b",
-                "Idempotency-Key", key));
-        assertRefusedLikeAnUnknownOrder(id, API.client().post("/orders/" + id + "/capture", CAPTURE,
-                "Idempotency-Key", key));
-        assertEquals(List.of(List.of("order.created", "tenant-a"), List.of("payment.captured", "tenant-a")),
+        assertRefusedLikeAnUnknownOrder(
+                id,
+                API.client().post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-b", "Idempotency-Key", key));
+        assertRefusedLikeAnUnknownOrder(
+                id, API.client().post("/orders/" + id + "/capture", CAPTURE, "Idempotency-Key", key));
+        assertEquals(
+                List.of(List.of("order.created", "tenant-a"), List.of("payment.captured", "tenant-a")),
                 eventTenants(id));
     }
 
@@ -142,8 +163,10 @@ class TenantIsolationIT {
     }
 
     private static void assertUntouched(String id) {
-        assertEquals(1, DB.count(
-                "SELECT count(*) FROM message_outbox WHERE aggregate_id = ?", id), "only the order.created row");
+        assertEquals(
+                1,
+                DB.count("SELECT count(*) FROM message_outbox WHERE aggregate_id = ?", id),
+                "only the order.created row");
         assertEquals("PLACED", DB.scalar("SELECT status FROM orders WHERE id = ?::uuid", id));
         assertEquals(1L, DB.scalar("SELECT version FROM orders WHERE id = ?::uuid", id));
         assertEquals(0, DB.count("SELECT count(*) FROM idempotency_keys"));
@@ -151,8 +174,10 @@ class TenantIsolationIT {
 
     private static List<List<String>> eventTenants(String id) {
         List<List<String>> out = new ArrayList<>();
-        for (Map<String, Object> row : DB.rows("SELECT message_type, tenant_id FROM message_outbox"
-                + " WHERE aggregate_id = ? ORDER BY aggregate_version", id)) {
+        for (Map<String, Object> row : DB.rows(
+                "SELECT message_type, tenant_id FROM message_outbox"
+                        + " WHERE aggregate_id = ? ORDER BY aggregate_version",
+                id)) {
             out.add(Arrays.asList((String) row.get("message_type"), (String) row.get("tenant_id")));
         }
         return out;

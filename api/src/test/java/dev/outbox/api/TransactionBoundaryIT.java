@@ -52,8 +52,8 @@ class TransactionBoundaryIT {
         @Provides
         OutboxMapper failingOutbox(SqlSessionManager sessions) {
             OutboxMapper real = sessions.getMapper(OutboxMapper.class);
-            return (OutboxMapper) Proxy.newProxyInstance(OutboxMapper.class.getClassLoader(),
-                    new Class<?>[] {OutboxMapper.class}, (proxy, method, args) -> {
+            return (OutboxMapper) Proxy.newProxyInstance(
+                    OutboxMapper.class.getClassLoader(), new Class<?>[] {OutboxMapper.class}, (proxy, method, args) -> {
                         Object result;
                         try {
                             result = method.invoke(real, args);
@@ -61,8 +61,8 @@ class TransactionBoundaryIT {
                             throw e.getCause();
                         }
                         if (method.getName().equals("insert")) {
-                            throw new IllegalStateException("injected failure after the outbox insert of "
-                                    + ((NewOutboxMessage) args[0]).id());
+                            throw new IllegalStateException(
+                                    "injected failure after the outbox insert of " + ((NewOutboxMessage) args[0]).id());
                         }
                         return result;
                     });
@@ -71,7 +71,8 @@ class TransactionBoundaryIT {
 
     private Injector injector(boolean fail) {
         PersistenceModule persistence = new PersistenceModule(pool, Duration.ofSeconds(30));
-        return Guice.createInjector(fail ? Modules.override(persistence).with(new FailAfterInsert()) : persistence,
+        return Guice.createInjector(
+                fail ? Modules.override(persistence).with(new FailAfterInsert()) : persistence,
                 new ApiModule(Clock.systemUTC()));
     }
 
@@ -82,8 +83,8 @@ class TransactionBoundaryIT {
     @Test
     void aFailureAfterBothWritesRollsBackTheOrderAndTheOutboxRow() {
         OrderService service = injector(true).getInstance(OrderService.class);
-        IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> service.place(order(), MessageContext.none()));
+        IllegalStateException e =
+                assertThrows(IllegalStateException.class, () -> service.place(order(), MessageContext.none()));
         assertEquals(true, e.getMessage().startsWith("injected failure"));
         assertEquals(0, DB.count("SELECT count(*) FROM orders"));
         assertEquals(0, DB.count("SELECT count(*) FROM order_lines"));

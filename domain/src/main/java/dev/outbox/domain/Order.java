@@ -49,9 +49,19 @@ public final class Order {
     private final Instant createdAt;
     private final Instant updatedAt;
 
-    private Order(UUID id, String customerId, String tenantId, OrderStatus status, long version,
-            Currency currency, List<OrderLine> lines, Money total, UUID paymentId, String cancelReason,
-            Instant createdAt, Instant updatedAt) {
+    private Order(
+            UUID id,
+            String customerId,
+            String tenantId,
+            OrderStatus status,
+            long version,
+            Currency currency,
+            List<OrderLine> lines,
+            Money total,
+            UUID paymentId,
+            String cancelReason,
+            Instant createdAt,
+            Instant updatedAt) {
         this.id = Objects.requireNonNull(id, "id");
         this.customerId = Objects.requireNonNull(customerId, "customerId");
         this.tenantId = tenantId;
@@ -78,8 +88,8 @@ public final class Order {
      *
      * @throws InvalidInputException when any input is invalid; nothing is created
      */
-    public static Transition place(UUID id, String customerId, String tenantId, Currency currency,
-            List<OrderLine> lines, Instant now) {
+    public static Transition place(
+            UUID id, String customerId, String tenantId, Currency currency, List<OrderLine> lines, Instant now) {
         List<Violation> violations = new ArrayList<>();
         if (customerId == null || customerId.isBlank()) {
             violations.add(new Violation("customerId", "is required"));
@@ -108,8 +118,8 @@ public final class Order {
         if (!violations.isEmpty()) {
             throw new InvalidInputException(violations);
         }
-        Order order = new Order(id, customerId, tenantId, OrderStatus.PLACED, 1, currency, lines, total,
-                null, null, now, now);
+        Order order = new Order(
+                id, customerId, tenantId, OrderStatus.PLACED, 1, currency, lines, total, null, null, now, now);
         return new Transition(order, List.of(new OrderCreated(order, now)));
     }
 
@@ -120,7 +130,8 @@ public final class Order {
             return;
         }
         if (!SKU.matcher(line.sku()).matches()) {
-            violations.add(new Violation(at + ".sku",
+            violations.add(new Violation(
+                    at + ".sku",
                     "must be 1-64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit"));
         }
         if (line.quantity() < 1 || line.quantity() > OrderLine.MAX_QUANTITY) {
@@ -146,16 +157,29 @@ public final class Order {
             throw new IllegalTransitionException(status, "capture");
         }
         if (!amount.currency().equals(currency)) {
-            throw new BusinessRuleException("capture_currency_mismatch",
+            throw new BusinessRuleException(
+                    "capture_currency_mismatch",
                     "capture currency " + amount.currency() + " differs from order currency " + currency);
         }
         if (!amount.equals(total)) {
-            throw new BusinessRuleException("capture_amount_mismatch",
+            throw new BusinessRuleException(
+                    "capture_amount_mismatch",
                     "capture amount " + amount.toDecimalString() + " must equal the order total "
                             + total.toDecimalString());
         }
-        Order next = new Order(id, customerId, tenantId, OrderStatus.CAPTURED, version + 1, currency, lines, total,
-                newPaymentId, null, createdAt, now);
+        Order next = new Order(
+                id,
+                customerId,
+                tenantId,
+                OrderStatus.CAPTURED,
+                version + 1,
+                currency,
+                lines,
+                total,
+                newPaymentId,
+                null,
+                createdAt,
+                now);
         return new Transition(next, List.of(new PaymentCaptured(next, now)));
     }
 
@@ -175,8 +199,19 @@ public final class Order {
         if (status != OrderStatus.CAPTURED) {
             throw new IllegalTransitionException(status, "ship");
         }
-        Order next = new Order(id, customerId, tenantId, OrderStatus.SHIPPED, version + 1, currency, lines, total,
-                paymentId, null, createdAt, now);
+        Order next = new Order(
+                id,
+                customerId,
+                tenantId,
+                OrderStatus.SHIPPED,
+                version + 1,
+                currency,
+                lines,
+                total,
+                paymentId,
+                null,
+                createdAt,
+                now);
         return new Transition(next, List.of(new OrderShipped(next, carrier.strip(), trackingNumber.strip(), now)));
     }
 
@@ -206,30 +241,73 @@ public final class Order {
             throw new IllegalTransitionException(status, "cancel");
         }
         List<DomainEvent> events = new ArrayList<>(2);
-        Order cancelled = new Order(id, customerId, tenantId, OrderStatus.CANCELLED, version + 1, currency, lines,
-                total, paymentId, reason, createdAt, now);
+        Order cancelled = new Order(
+                id,
+                customerId,
+                tenantId,
+                OrderStatus.CANCELLED,
+                version + 1,
+                currency,
+                lines,
+                total,
+                paymentId,
+                reason,
+                createdAt,
+                now);
         events.add(new OrderCancelled(cancelled, status, now));
         Order next = cancelled;
         if (status == OrderStatus.CAPTURED) {
-            next = new Order(id, customerId, tenantId, OrderStatus.CANCELLED, version + 2, currency, lines, total,
-                    paymentId, reason, createdAt, now);
+            next = new Order(
+                    id,
+                    customerId,
+                    tenantId,
+                    OrderStatus.CANCELLED,
+                    version + 2,
+                    currency,
+                    lines,
+                    total,
+                    paymentId,
+                    reason,
+                    createdAt,
+                    now);
             events.add(new PaymentRefunded(next, now));
         }
         return new Transition(next, events);
     }
 
     /** Rebuilds an order from storage; no rules are re-checked beyond basic consistency. */
-    public static Order rehydrate(UUID id, String customerId, String tenantId, OrderStatus status, long version,
-            Currency currency, List<OrderLine> lines, Money total, UUID paymentId, String cancelReason,
-            Instant createdAt, Instant updatedAt) {
+    public static Order rehydrate(
+            UUID id,
+            String customerId,
+            String tenantId,
+            OrderStatus status,
+            long version,
+            Currency currency,
+            List<OrderLine> lines,
+            Money total,
+            UUID paymentId,
+            String cancelReason,
+            Instant createdAt,
+            Instant updatedAt) {
         if (version < 1) {
             throw new IllegalStateException("order " + id + " has version " + version);
         }
         if ((status == OrderStatus.CAPTURED || status == OrderStatus.SHIPPED) && paymentId == null) {
             throw new IllegalStateException(status + " order " + id + " has no payment id");
         }
-        return new Order(id, customerId, tenantId, status, version, currency, lines, total, paymentId, cancelReason,
-                createdAt, updatedAt);
+        return new Order(
+                id,
+                customerId,
+                tenantId,
+                status,
+                version,
+                currency,
+                lines,
+                total,
+                paymentId,
+                cancelReason,
+                createdAt,
+                updatedAt);
     }
 
     public UUID id() {

@@ -12,8 +12,7 @@ import java.util.UUID;
 public final class TimeOrderedIds {
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private TimeOrderedIds() {
-    }
+    private TimeOrderedIds() {}
 
     public static UUID next(long epochMillis) {
         byte[] random = new byte[10];

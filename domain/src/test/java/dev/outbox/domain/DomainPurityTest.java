@@ -14,7 +14,9 @@ class DomainPurityTest {
         JavaClasses domain = new ClassFileImporter()
                 .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
                 .importPackages("dev.outbox.domain");
-        classes().should().onlyDependOnClassesThat()
+        classes()
+                .should()
+                .onlyDependOnClassesThat()
                 .resideInAnyPackage("dev.outbox.domain..", "java..")
                 .because("the domain is pure Java (CONVENTIONS: domain imports no framework)")
                 .check(domain);

@@ -27,7 +27,8 @@ class MoneyTest {
     @Test
     void equalAmountsWrittenDifferentlyAreEqual() {
         assertEquals(Money.parse("42.5", EUR), Money.parse("42.50", EUR));
-        assertEquals(Money.parse("42.5", EUR).hashCode(), Money.parse("42.50", EUR).hashCode());
+        assertEquals(
+                Money.parse("42.5", EUR).hashCode(), Money.parse("42.50", EUR).hashCode());
         assertNotEquals(Money.parse("42.50", EUR), Money.parse("42.51", EUR));
     }
 

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.domain.event.DomainEvent;
+import dev.outbox.domain.event.OrderCancelled;
 import dev.outbox.domain.event.OrderCreated;
 import dev.outbox.domain.event.OrderShipped;
-import dev.outbox.domain.event.OrderCancelled;
 import dev.outbox.domain.event.PaymentCaptured;
 import dev.outbox.domain.event.PaymentRefunded;
 import java.time.Instant;
@@ -27,15 +27,22 @@ class OrderTest {
     private static final UUID PAYMENT_ID = UUID.fromString("0192f3a4-0000-7000-8000-0000000000aa");
 
     private static Order placed() {
-        return Order.place(ORDER_ID, "cust-1", "tenant-a", EUR, List.of(
-                new OrderLine("SKU-1", 2, Money.parse("10.00", EUR)),
-                new OrderLine("SKU-2", 1, Money.parse("22.50", EUR))), T0).order();
+        return Order.place(
+                        ORDER_ID,
+                        "cust-1",
+                        "tenant-a",
+                        EUR,
+                        List.of(
+                                new OrderLine("SKU-1", 2, Money.parse("10.00", EUR)),
+                                new OrderLine("SKU-2", 1, Money.parse("22.50", EUR))),
+                        T0)
+                .order();
     }
 
     @Test
     void placingAnOrderEmitsOrderCreatedAtVersionOne() {
-        Order.Transition t = Order.place(ORDER_ID, "cust-1", null, EUR,
-                List.of(new OrderLine("SKU-1", 3, Money.parse("1.10", EUR))), T0);
+        Order.Transition t = Order.place(
+                ORDER_ID, "cust-1", null, EUR, List.of(new OrderLine("SKU-1", 3, Money.parse("1.10", EUR))), T0);
         assertEquals(OrderStatus.PLACED, t.order().status());
         assertEquals(1, t.order().version());
         assertEquals(Money.parse("3.30", EUR), t.order().total());
@@ -55,8 +62,15 @@ class OrderTest {
 
     @Test
     void placingReportsEveryBrokenRuleAtOnce() {
-        InvalidInputException e = assertThrows(InvalidInputException.class, () -> Order.place(ORDER_ID, " ", null,
-                EUR, List.of(new OrderLine("bad sku!", 0, Money.parse("-1.00", EUR))), T0));
+        InvalidInputException e = assertThrows(
+                InvalidInputException.class,
+                () -> Order.place(
+                        ORDER_ID,
+                        " ",
+                        null,
+                        EUR,
+                        List.of(new OrderLine("bad sku!", 0, Money.parse("-1.00", EUR))),
+                        T0));
         List<String> fields = e.violations().stream().map(Violation::field).toList();
         assertEquals(List.of("customerId", "lines[0].sku", "lines[0].quantity", "lines[0].unitPrice"), fields);
     }
@@ -64,18 +78,26 @@ class OrderTest {
     @Test
     void placingRefusesNoLinesTooManyLinesAndAZeroTotal() {
         assertThrows(InvalidInputException.class, () -> Order.place(ORDER_ID, "c", null, EUR, List.of(), T0));
-        List<OrderLine> many = java.util.Collections.nCopies(Order.MAX_LINES + 1,
-                new OrderLine("S", 1, Money.parse("1", EUR)));
+        List<OrderLine> many =
+                java.util.Collections.nCopies(Order.MAX_LINES + 1, new OrderLine("S", 1, Money.parse("1", EUR)));
         assertThrows(InvalidInputException.class, () -> Order.place(ORDER_ID, "c", null, EUR, many, T0));
-        InvalidInputException zero = assertThrows(InvalidInputException.class, () -> Order.place(ORDER_ID, "c", null,
-                EUR, List.of(new OrderLine("S", 1, Money.parse("0", EUR))), T0));
+        InvalidInputException zero = assertThrows(
+                InvalidInputException.class,
+                () -> Order.place(ORDER_ID, "c", null, EUR, List.of(new OrderLine("S", 1, Money.parse("0", EUR))), T0));
         assertEquals("lines", zero.violations().get(0).field());
     }
 
     @Test
     void placingRefusesLinesInAnotherCurrency() {
-        InvalidInputException e = assertThrows(InvalidInputException.class, () -> Order.place(ORDER_ID, "c", null,
-                EUR, List.of(new OrderLine("S", 1, Money.parse("5", Currency.getInstance("JPY")))), T0));
+        InvalidInputException e = assertThrows(
+                InvalidInputException.class,
+                () -> Order.place(
+                        ORDER_ID,
+                        "c",
+                        null,
+                        EUR,
+                        List.of(new OrderLine("S", 1, Money.parse("5", Currency.getInstance("JPY")))),
+                        T0));
         assertEquals("lines[0].unitPrice", e.violations().get(0).field());
     }
 
@@ -93,18 +115,21 @@ class OrderTest {
 
     @Test
     void capturingAnotherAmountIsABusinessRuleViolation() {
-        BusinessRuleException e = assertThrows(BusinessRuleException.class,
-                () -> placed().capture(Money.parse("42.49", EUR), PAYMENT_ID, T1));
+        BusinessRuleException e = assertThrows(
+                BusinessRuleException.class, () -> placed().capture(Money.parse("42.49", EUR), PAYMENT_ID, T1));
         assertEquals("capture_amount_mismatch", e.code());
-        BusinessRuleException c = assertThrows(BusinessRuleException.class,
+        BusinessRuleException c = assertThrows(
+                BusinessRuleException.class,
                 () -> placed().capture(Money.parse("42", Currency.getInstance("JPY")), PAYMENT_ID, T1));
         assertEquals("capture_currency_mismatch", c.code());
     }
 
     @Test
     void capturingTwiceIsAnIllegalTransition() {
-        Order captured = placed().capture(Money.parse("42.50", EUR), PAYMENT_ID, T1).order();
-        IllegalTransitionException e = assertThrows(IllegalTransitionException.class,
+        Order captured =
+                placed().capture(Money.parse("42.50", EUR), PAYMENT_ID, T1).order();
+        IllegalTransitionException e = assertThrows(
+                IllegalTransitionException.class,
                 () -> captured.capture(Money.parse("42.50", EUR), UUID.randomUUID(), T1));
         assertEquals(OrderStatus.CAPTURED, e.from());
         assertEquals("illegal_transition", e.code());
@@ -113,8 +138,8 @@ class OrderTest {
     @Test
     void capturingACancelledOrderIsAnIllegalTransition() {
         Order cancelled = placed().cancel("changed my mind", T1).order();
-        assertThrows(IllegalTransitionException.class,
-                () -> cancelled.capture(Money.parse("42.50", EUR), PAYMENT_ID, T1));
+        assertThrows(
+                IllegalTransitionException.class, () -> cancelled.capture(Money.parse("42.50", EUR), PAYMENT_ID, T1));
     }
 
     @Test
@@ -130,13 +155,16 @@ class OrderTest {
 
     @Test
     void cancellingACapturedOrderRefundsItInTheSameTransition() {
-        Order captured = placed().capture(Money.parse("42.50", EUR), PAYMENT_ID, T1).order();
+        Order captured =
+                placed().capture(Money.parse("42.50", EUR), PAYMENT_ID, T1).order();
         Order.Transition t = captured.cancel("out of stock", T1.plusSeconds(5));
         assertEquals(OrderStatus.CANCELLED, t.order().status());
         assertEquals(4, t.order().version(), "one version per event: cancelled (3) then refunded (4)");
         assertEquals(2, t.events().size());
-        OrderCancelled cancelled = assertInstanceOf(OrderCancelled.class, t.events().get(0));
-        PaymentRefunded refunded = assertInstanceOf(PaymentRefunded.class, t.events().get(1));
+        OrderCancelled cancelled =
+                assertInstanceOf(OrderCancelled.class, t.events().get(0));
+        PaymentRefunded refunded =
+                assertInstanceOf(PaymentRefunded.class, t.events().get(1));
         assertEquals(3, cancelled.aggregateVersion());
         assertEquals("CAPTURED", cancelled.payload().get("previousStatus"));
         assertEquals(4, refunded.aggregateVersion());
@@ -146,7 +174,8 @@ class OrderTest {
 
     @Test
     void shippingACapturedOrderEmitsOrderShippedAtTheNextVersion() {
-        Order captured = placed().capture(Money.parse("42.50", EUR), PAYMENT_ID, T1).order();
+        Order captured =
+                placed().capture(Money.parse("42.50", EUR), PAYMENT_ID, T1).order();
         Order.Transition t = captured.ship(" DHL ", "JJD0001", T1.plusSeconds(5));
         assertEquals(OrderStatus.SHIPPED, t.order().status());
         assertEquals(3, t.order().version());
@@ -154,14 +183,25 @@ class OrderTest {
         OrderShipped shipped = assertInstanceOf(OrderShipped.class, t.events().get(0));
         assertEquals(1, t.events().size());
         assertEquals(3, shipped.aggregateVersion());
-        assertEquals(Map.of("orderId", ORDER_ID.toString(), "carrier", "DHL", "trackingNumber", "JJD0001",
-                "shippedAt", T1.plusSeconds(5).toString()), shipped.payload());
+        assertEquals(
+                Map.of(
+                        "orderId",
+                        ORDER_ID.toString(),
+                        "carrier",
+                        "DHL",
+                        "trackingNumber",
+                        "JJD0001",
+                        "shippedAt",
+                        T1.plusSeconds(5).toString()),
+                shipped.payload());
     }
 
     @Test
     void onlyACapturedOrderShipsAndAShippedOrderCannotBeCancelled() {
         assertThrows(IllegalTransitionException.class, () -> placed().ship("DHL", "1", T1));
-        Order shipped = placed().capture(Money.parse("42.50", EUR), PAYMENT_ID, T1).order().ship("DHL", "1", T1)
+        Order shipped = placed().capture(Money.parse("42.50", EUR), PAYMENT_ID, T1)
+                .order()
+                .ship("DHL", "1", T1)
                 .order();
         assertThrows(IllegalTransitionException.class, () -> shipped.ship("DHL", "2", T1));
         assertThrows(IllegalTransitionException.class, () -> shipped.cancel("too late", T1));
@@ -169,10 +209,13 @@ class OrderTest {
 
     @Test
     void shippingNamesEveryMissingOrOverlongField() {
-        Order captured = placed().capture(Money.parse("42.50", EUR), PAYMENT_ID, T1).order();
-        InvalidInputException e = assertThrows(InvalidInputException.class,
-                () -> captured.ship(" ", "x".repeat(101), T1));
-        assertEquals(List.of("carrier", "trackingNumber"), e.violations().stream().map(Violation::field).toList());
+        Order captured =
+                placed().capture(Money.parse("42.50", EUR), PAYMENT_ID, T1).order();
+        InvalidInputException e =
+                assertThrows(InvalidInputException.class, () -> captured.ship(" ", "x".repeat(101), T1));
+        assertEquals(
+                List.of("carrier", "trackingNumber"),
+                e.violations().stream().map(Violation::field).toList());
     }
 
     @Test
@@ -197,9 +240,35 @@ class OrderTest {
 
     @Test
     void rehydrateRefusesInconsistentState() {
-        assertThrows(IllegalStateException.class, () -> Order.rehydrate(ORDER_ID, "c", null, OrderStatus.CAPTURED, 2,
-                EUR, List.of(), Money.parse("1", EUR), null, null, T0, T0));
-        assertThrows(IllegalStateException.class, () -> Order.rehydrate(ORDER_ID, "c", null, OrderStatus.PLACED, 0,
-                EUR, List.of(), Money.parse("1", EUR), null, null, T0, T0));
+        assertThrows(
+                IllegalStateException.class,
+                () -> Order.rehydrate(
+                        ORDER_ID,
+                        "c",
+                        null,
+                        OrderStatus.CAPTURED,
+                        2,
+                        EUR,
+                        List.of(),
+                        Money.parse("1", EUR),
+                        null,
+                        null,
+                        T0,
+                        T0));
+        assertThrows(
+                IllegalStateException.class,
+                () -> Order.rehydrate(
+                        ORDER_ID,
+                        "c",
+                        null,
+                        OrderStatus.PLACED,
+                        0,
+                        EUR,
+                        List.of(),
+                        Money.parse("1", EUR),
+                        null,
+                        null,
+                        T0,
+                        T0));
     }
 }

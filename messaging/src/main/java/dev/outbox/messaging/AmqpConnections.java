@@ -11,8 +11,7 @@ import java.util.concurrent.TimeoutException;
  * must know when a connection was replaced and account for every in-flight message itself.
  */
 public final class AmqpConnections {
-    private AmqpConnections() {
-    }
+    private AmqpConnections() {}
 
     public static ConnectionFactory factory(BrokerConfig config) {
         ConnectionFactory f = new ConnectionFactory();

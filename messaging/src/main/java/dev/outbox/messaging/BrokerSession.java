@@ -156,8 +156,12 @@ public final class BrokerSession implements AutoCloseable {
                 Duration wait = backoff.delay(failures);
                 if (failures == 0 || Integer.bitCount(failures) == 1) {
                     // first failure and then at powers of two: an outage logs a handful of lines, not one per try
-                    LOG.warn("broker {} unavailable (BROKER_UNAVAILABLE: {}); attempt {} failed, next in {} ms",
-                            config.safeUri(), lastError, failures + 1, wait.toMillis());
+                    LOG.warn(
+                            "broker {} unavailable (BROKER_UNAVAILABLE: {}); attempt {} failed, next in {} ms",
+                            config.safeUri(),
+                            lastError,
+                            failures + 1,
+                            wait.toMillis());
                 }
                 failures++;
                 awaitChange(wait);

@@ -6,8 +6,7 @@ import com.rabbitmq.client.ShutdownSignalException;
 
 /** Short, log-safe descriptions of broker shutdowns: reply code and text, never a stack. */
 public final class FailureDescriptions {
-    private FailureDescriptions() {
-    }
+    private FailureDescriptions() {}
 
     public static String describe(ShutdownSignalException sse) {
         Method reason = sse.getReason();

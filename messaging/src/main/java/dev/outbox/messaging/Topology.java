@@ -35,12 +35,16 @@ public final class Topology {
 
     /** The consumer queues this service's topology creates. */
     public static List<QueueSpec> queues() {
-        return List.of(new QueueSpec(LEDGER_QUEUE, MessageContracts.onClasspath().all().stream()
-                .filter(c -> ORDERS_EXCHANGE.equals(c.exchange())).map(MessageContract::routingKey).distinct().toList()));
+        return List.of(new QueueSpec(
+                LEDGER_QUEUE,
+                MessageContracts.onClasspath().all().stream()
+                        .filter(c -> ORDERS_EXCHANGE.equals(c.exchange()))
+                        .map(MessageContract::routingKey)
+                        .distinct()
+                        .toList()));
     }
 
-    private Topology() {
-    }
+    private Topology() {}
 
     /** Declares the exchange, the queues and their bindings. */
     public static void declare(Channel channel) throws IOException {

@@ -15,15 +15,18 @@ class BrokerSessionIT {
     void anErrorFromTheConnectedCallbackIsRetriedLikeAnyFailure() throws Exception {
         TestBroker broker = TestBroker.get();
         AtomicInteger calls = new AtomicInteger();
-        try (BrokerSession session = new BrokerSession(BrokerConfig.of(broker.uri(), "broker-session-it"),
-                new ExponentialBackoff(Duration.ofMillis(50), Duration.ofMillis(200)), c -> {
+        try (BrokerSession session = new BrokerSession(
+                BrokerConfig.of(broker.uri(), "broker-session-it"),
+                new ExponentialBackoff(Duration.ofMillis(50), Duration.ofMillis(200)),
+                c -> {
                     if (calls.incrementAndGet() == 1) {
                         throw new AssertionError("injected: the first onConnected throws an Error");
                     }
                 })) {
             session.start();
-            assertTrue(session.awaitAvailable(Duration.ofSeconds(10)), "connected after the Error: "
-                    + session.lastError());
+            assertTrue(
+                    session.awaitAvailable(Duration.ofSeconds(10)),
+                    "connected after the Error: " + session.lastError());
             assertEquals(2, calls.get());
         }
     }

@@ -31,8 +31,10 @@ class ExponentialBackoffTest {
 
     @Test
     void refusesNonsense() {
-        assertThrows(IllegalArgumentException.class, () -> new ExponentialBackoff(Duration.ZERO, Duration.ofSeconds(1)));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class, () -> new ExponentialBackoff(Duration.ZERO, Duration.ofSeconds(1)));
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> new ExponentialBackoff(Duration.ofSeconds(2), Duration.ofSeconds(1)));
     }
 }

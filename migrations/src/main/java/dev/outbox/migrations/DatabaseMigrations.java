@@ -12,8 +12,7 @@ import org.flywaydb.core.api.output.MigrateResult;
 public final class DatabaseMigrations {
     public static final String LOCATION = "classpath:db/migration";
 
-    private DatabaseMigrations() {
-    }
+    private DatabaseMigrations() {}
 
     public static MigrateResult migrate(DataSource dataSource) {
         return Flyway.configure(DatabaseMigrations.class.getClassLoader())

@@ -14,11 +14,16 @@ public record HealthReport(boolean up, Map<String, String> checks) {
     }
 
     public String toJson() {
-        StringBuilder sb = new StringBuilder("{\"status\":\"").append(up ? "UP" : "DOWN").append("\",\"checks\":{");
+        StringBuilder sb =
+                new StringBuilder("{\"status\":\"").append(up ? "UP" : "DOWN").append("\",\"checks\":{");
         boolean first = true;
         for (Map.Entry<String, String> e : new java.util.TreeMap<>(checks).entrySet()) {
-            sb.append(first ? "" : ",").append('"').append(escape(e.getKey())).append("\":\"")
-                    .append(escape(e.getValue())).append('"');
+            sb.append(first ? "" : ",")
+                    .append('"')
+                    .append(escape(e.getKey()))
+                    .append("\":\"")
+                    .append(escape(e.getValue()))
+                    .append('"');
             first = false;
         }
         return sb.append("}}").toString();

@@ -12,8 +12,7 @@ public final class ProcessSignals {
     private final CountDownLatch terminate = new CountDownLatch(1);
     private volatile String received;
 
-    private ProcessSignals() {
-    }
+    private ProcessSignals() {}
 
     /** Installs handlers for TERM and INT. */
     public static ProcessSignals install() {

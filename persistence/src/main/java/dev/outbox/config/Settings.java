@@ -65,8 +65,8 @@ public final class Settings {
             }
             return v;
         } catch (NumberFormatException e) {
-            throw new ConfigurationException(name + "=" + raw.get() + ": must be an integer between " + min
-                    + " and " + max);
+            throw new ConfigurationException(
+                    name + "=" + raw.get() + ": must be an integer between " + min + " and " + max);
         }
     }
 
@@ -92,8 +92,8 @@ public final class Settings {
         }
         Duration d = parseDuration(name, raw.get());
         if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
-            throw new ConfigurationException(name + "=" + raw.get() + ": must be between " + format(min) + " and "
-                    + format(max));
+            throw new ConfigurationException(
+                    name + "=" + raw.get() + ": must be between " + format(min) + " and " + format(max));
         }
         return d;
     }
@@ -178,12 +178,19 @@ public final class Settings {
         int width = used.keySet().stream().mapToInt(String::length).max().orElse(0);
         long set = used.values().stream().filter(u -> !u.isDefault()).count();
         StringBuilder sb = new StringBuilder();
-        sb.append("settings: ").append(set).append(" set, ").append(used.size() - set).append(" default");
+        sb.append("settings: ")
+                .append(set)
+                .append(" set, ")
+                .append(used.size() - set)
+                .append(" default");
         for (boolean defaults : new boolean[] {false, true}) {
             used.forEach((name, u) -> {
                 if (u.isDefault() == defaults) {
-                    sb.append(System.lineSeparator()).append("  ").append(name)
-                            .append(" ".repeat(width - name.length() + 2)).append(u.value())
+                    sb.append(System.lineSeparator())
+                            .append("  ")
+                            .append(name)
+                            .append(" ".repeat(width - name.length() + 2))
+                            .append(u.value())
                             .append(defaults ? "  (default)" : "");
                 }
             });
@@ -191,8 +198,7 @@ public final class Settings {
         return sb.toString();
     }
 
-    private record Used(String value, boolean isDefault) {
-    }
+    private record Used(String value, boolean isDefault) {}
 
     private void record(String name, String value) {
         used.put(name, new Used(isSecret(name) ? "***" : maskUri(value), false));

@@ -60,8 +60,8 @@ public final class DataAccessTranslation implements MethodInterceptor {
                 ServerErrorMessage m = p.getServerErrorMessage();
                 constraint = m == null ? null : m.getConstraint();
             }
-            return new ConstraintViolationException(constraint, state,
-                    "constraint " + constraint + " refused the write (" + state + ")", failure);
+            return new ConstraintViolationException(
+                    constraint, state, "constraint " + constraint + " refused the write (" + state + ")", failure);
         }
         return new DataAccessException("database error (" + state + "): " + where, failure);
     }

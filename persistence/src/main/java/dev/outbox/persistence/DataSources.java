@@ -13,8 +13,7 @@ import org.slf4j.LoggerFactory;
 public final class DataSources {
     private static final Logger LOG = LoggerFactory.getLogger(DataSources.class);
 
-    private DataSources() {
-    }
+    private DataSources() {}
 
     /**
      * A pool that does not connect yet. Connections carry the application name, so
@@ -46,7 +45,9 @@ public final class DataSources {
             p.setProperty("password", config.password());
         }
         p.setProperty("ApplicationName", config.applicationName() + suffix);
-        p.setProperty("connectTimeout", String.valueOf(Math.max(1, config.connectTimeout().toSeconds())));
+        p.setProperty(
+                "connectTimeout",
+                String.valueOf(Math.max(1, config.connectTimeout().toSeconds())));
         p.setProperty("tcpKeepAlive", "true");
         return p;
     }
@@ -64,7 +65,8 @@ public final class DataSources {
         // do not fail pool construction: start-up waits explicitly, and the relay rides out outages
         hc.setInitializationFailTimeout(-1);
         hc.addDataSourceProperty("ApplicationName", config.applicationName());
-        hc.addDataSourceProperty("connectTimeout", Math.max(1, config.connectTimeout().toSeconds()));
+        hc.addDataSourceProperty(
+                "connectTimeout", Math.max(1, config.connectTimeout().toSeconds()));
         hc.addDataSourceProperty("tcpKeepAlive", true);
         // prepared statements are reused after the first execution: MyBatis re-prepares per session
         hc.addDataSourceProperty("prepareThreshold", 1);
@@ -101,7 +103,7 @@ public final class DataSources {
             }
             pauseMillis = Math.min(pauseMillis * 2, 2_000);
         } while (System.nanoTime() < deadline);
-        throw new DatabaseUnavailableException("database " + ds.getJdbcUrl() + " did not answer within "
-                + wait.toSeconds() + "s", last);
+        throw new DatabaseUnavailableException(
+                "database " + ds.getJdbcUrl() + " did not answer within " + wait.toSeconds() + "s", last);
     }
 }

@@ -33,7 +33,9 @@ public final class Database implements AutoCloseable {
             DataSources.awaitAvailable(ds, config.startupWait());
             if (migrate) {
                 var result = DatabaseMigrations.migrate(ds);
-                LOG.info("database {} at schema version {} ({} migration(s) applied now)", config.url(),
+                LOG.info(
+                        "database {} at schema version {} ({} migration(s) applied now)",
+                        config.url(),
                         result.targetSchemaVersion == null ? "current" : result.targetSchemaVersion,
                         result.migrationsExecuted);
             }

@@ -12,8 +12,16 @@ import java.util.Objects;
  *     ({@code plan_cache_mode = force_custom_plan}) instead of reusing a generic plan: see
  *     {@link #withCustomPlans()}
  */
-public record DatabaseConfig(String url, String user, String password, int maxPoolSize, Duration connectTimeout,
-        Duration statementTimeout, Duration startupWait, String applicationName, boolean customPlans) {
+public record DatabaseConfig(
+        String url,
+        String user,
+        String password,
+        int maxPoolSize,
+        Duration connectTimeout,
+        Duration statementTimeout,
+        Duration startupWait,
+        String applicationName,
+        boolean customPlans) {
 
     public DatabaseConfig {
         Objects.requireNonNull(url, "url");
@@ -27,27 +35,43 @@ public record DatabaseConfig(String url, String user, String password, int maxPo
      * {@code OUTBOX_DB_URL} means zero-infra mode to the launchers.
      */
     public static DatabaseConfig from(Settings settings, String url, String applicationName) {
-        return new DatabaseConfig(url,
+        return new DatabaseConfig(
+                url,
                 settings.optional("OUTBOX_DB_USER").orElse(null),
                 settings.optional("OUTBOX_DB_PASSWORD").orElse(null),
                 settings.integer("OUTBOX_DB_POOL_SIZE", 10, 1, 200),
-                settings.duration("OUTBOX_DB_CONNECT_TIMEOUT", Duration.ofSeconds(5), Duration.ofMillis(250),
+                settings.duration(
+                        "OUTBOX_DB_CONNECT_TIMEOUT",
+                        Duration.ofSeconds(5),
+                        Duration.ofMillis(250),
                         Duration.ofMinutes(1)),
-                settings.duration("OUTBOX_DB_STATEMENT_TIMEOUT", Duration.ofSeconds(30), Duration.ofSeconds(1),
+                settings.duration(
+                        "OUTBOX_DB_STATEMENT_TIMEOUT",
+                        Duration.ofSeconds(30),
+                        Duration.ofSeconds(1),
                         Duration.ofHours(1)),
                 settings.duration("OUTBOX_STARTUP_WAIT", Duration.ofSeconds(30), Duration.ZERO, Duration.ofHours(1)),
-                applicationName, false);
+                applicationName,
+                false);
     }
 
     /** A config for tests and tools: defaults everywhere but the connection. */
     public static DatabaseConfig of(String url, String user, String password, String applicationName) {
-        return new DatabaseConfig(url, user, password, 10, Duration.ofSeconds(5), Duration.ofSeconds(30),
-                Duration.ofSeconds(10), applicationName, false);
+        return new DatabaseConfig(
+                url,
+                user,
+                password,
+                10,
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(10),
+                applicationName,
+                false);
     }
 
     public DatabaseConfig withPoolSize(int size) {
-        return new DatabaseConfig(url, user, password, size, connectTimeout, statementTimeout, startupWait,
-                applicationName, customPlans);
+        return new DatabaseConfig(
+                url, user, password, size, connectTimeout, statementTimeout, startupWait, applicationName, customPlans);
     }
 
     /**
@@ -59,8 +83,8 @@ public record DatabaseConfig(String url, String user, String password, int maxPo
      * Planning each execution costs well under a millisecond.
      */
     public DatabaseConfig withCustomPlans() {
-        return new DatabaseConfig(url, user, password, maxPoolSize, connectTimeout, statementTimeout, startupWait,
-                applicationName, true);
+        return new DatabaseConfig(
+                url, user, password, maxPoolSize, connectTimeout, statementTimeout, startupWait, applicationName, true);
     }
 
     @Override

@@ -19,11 +19,13 @@ class SettingsTest {
         s.integer("OUTBOX_RELAY_PUBLISHERS", 2, 1, 64);
         s.duration("OUTBOX_RELAY_LEASE", Duration.ofMinutes(2), Duration.ofSeconds(1), Duration.ofHours(1));
         String n = System.lineSeparator();
-        assertEquals("settings: 3 set, 2 default" + n
-                + "  OUTBOX_DB_URL            postgresql://app:***@db:5432/outbox" + n
-                + "  OUTBOX_OPS_TOKEN         ***" + n
-                + "  OUTBOX_RELAY_BATCH_SIZE  64" + n
-                + "  OUTBOX_RELAY_LEASE       2m  (default)" + n
-                + "  OUTBOX_RELAY_PUBLISHERS  2  (default)", s.describe());
+        assertEquals(
+                "settings: 3 set, 2 default" + n
+                        + "  OUTBOX_DB_URL            postgresql://app:***@db:5432/outbox" + n
+                        + "  OUTBOX_OPS_TOKEN         ***" + n
+                        + "  OUTBOX_RELAY_BATCH_SIZE  64" + n
+                        + "  OUTBOX_RELAY_LEASE       2m  (default)" + n
+                        + "  OUTBOX_RELAY_PUBLISHERS  2  (default)",
+                s.describe());
     }
 }

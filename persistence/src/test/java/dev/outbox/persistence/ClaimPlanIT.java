@@ -56,7 +56,8 @@ class ClaimPlanIT {
     @EnumSource(Statistics.class)
     void theClaimWalksThePendingIndexInDueOrder(Statistics statistics) throws Exception {
         try (HikariDataSource pool = freshSchema()) {
-            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = pool.getConnection();
+                    Statement s = c.createStatement()) {
                 if (statistics == Statistics.ANALYZED_WHILE_EMPTY) {
                     s.execute("ANALYZE message_outbox");
                 }
@@ -69,7 +70,8 @@ class ClaimPlanIT {
                         + " FROM pg_class c WHERE c.oid = 'message_outbox'::regclass")) {
                     rs.next();
                     // what the planner believes: never analyzed (-1), an empty table (0), or the backlog
-                    double believedRows = statistics == Statistics.NEVER_ANALYZED ? -1
+                    double believedRows = statistics == Statistics.NEVER_ANALYZED
+                            ? -1
                             : statistics == Statistics.ANALYZED_WHILE_EMPTY ? 0 : ORDERS * 3 / 2;
                     assertEquals(believedRows, rs.getDouble(1), 1.0, "pg_class.reltuples");
                     assertEquals(statistics == Statistics.FRESH, rs.getLong(2) > 0, "column statistics present");
@@ -78,18 +80,30 @@ class ClaimPlanIT {
             Injector injector = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(30)));
             List<JsonNode> nodes = planNodes(pool, injector.getInstance(SqlSessionFactory.class));
 
-            List<String> shapes = nodes.stream().map(n -> n.path("Node Type").asText()
-                    + (n.has("Index Name") ? " using " + n.get("Index Name").asText() : "")
-                    + (n.has("Relation Name") ? " on " + n.get("Relation Name").asText() : "")).toList();
-            assertTrue(nodes.stream().noneMatch(n -> n.path("Node Type").asText().equals("Sort")),
+            List<String> shapes = nodes.stream()
+                    .map(n -> n.path("Node Type").asText()
+                            + (n.has("Index Name")
+                                    ? " using " + n.get("Index Name").asText()
+                                    : "")
+                            + (n.has("Relation Name")
+                                    ? " on " + n.get("Relation Name").asText()
+                                    : ""))
+                    .toList();
+            assertTrue(
+                    nodes.stream().noneMatch(n -> n.path("Node Type").asText().equals("Sort")),
                     "no sort of the due rows: " + shapes);
-            assertTrue(nodes.stream().noneMatch(n -> n.path("Node Type").asText().equals("Seq Scan")),
+            assertTrue(
+                    nodes.stream().noneMatch(n -> n.path("Node Type").asText().equals("Seq Scan")),
                     "no whole-table scan: " + shapes);
-            assertTrue(nodes.stream().noneMatch(n -> n.path("Node Type").asText().equals("Bitmap Index Scan")
-                    && n.path("Index Name").asText().equals("message_outbox_pending_idx")),
+            assertTrue(
+                    nodes.stream()
+                            .noneMatch(n -> n.path("Node Type").asText().equals("Bitmap Index Scan")
+                                    && n.path("Index Name").asText().equals("message_outbox_pending_idx")),
                     "no bitmap of every due row: " + shapes);
-            assertTrue(nodes.stream().anyMatch(n -> n.path("Node Type").asText().equals("Index Scan")
-                    && n.path("Index Name").asText().equals("message_outbox_pending_idx")),
+            assertTrue(
+                    nodes.stream()
+                            .anyMatch(n -> n.path("Node Type").asText().equals("Index Scan")
+                                    && n.path("Index Name").asText().equals("message_outbox_pending_idx")),
                     "the due rows come from the pending index in due order: " + shapes);
 
             // and the statement still does its job: 512 rows, none held back by an earlier version
@@ -109,7 +123,8 @@ class ClaimPlanIT {
     @org.junit.jupiter.api.Test
     void searchesFindLeasedRowsThroughIndexes() throws Exception {
         try (HikariDataSource pool = freshSchema()) {
-            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = pool.getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute(backlog());
                 s.execute("UPDATE message_outbox SET correlation_id = 'corr-' || aggregate_id, tenant_id = 'tenant-1'");
                 s.execute("ANALYZE message_outbox");
@@ -126,13 +141,18 @@ class ClaimPlanIT {
             var newest = query(null, null, null);
             var byTenant = query(null, null, "tenant-1");
             for (var q : List.of(byCorrelation, byAggregate, newest, byTenant)) {
-                List<String> shapes = shapes(planNodes(pool, sessions, "dev.outbox.persistence.ops.OpsMapper.search", q));
+                List<String> shapes =
+                        shapes(planNodes(pool, sessions, "dev.outbox.persistence.ops.OpsMapper.search", q));
                 assertTrue(shapes.stream().noneMatch(x -> x.startsWith("Seq Scan")), "search " + q + ": " + shapes);
             }
-            List<String> aggregatePlan = shapes(planNodes(pool, sessions,
+            List<String> aggregatePlan = shapes(planNodes(
+                    pool,
+                    sessions,
                     "dev.outbox.persistence.outbox.OutboxMapper.findByAggregate",
                     Map.of("aggregateType", "order", "aggregateId", one.aggregateId())));
-            assertTrue(aggregatePlan.stream().noneMatch(x -> x.startsWith("Seq Scan")), "aggregate view: " + aggregatePlan);
+            assertTrue(
+                    aggregatePlan.stream().noneMatch(x -> x.startsWith("Seq Scan")),
+                    "aggregate view: " + aggregatePlan);
 
             // and the leased row is found by every route
             List<OutboxRecord> correlated = ops.search(byCorrelation);
@@ -140,7 +160,8 @@ class ClaimPlanIT {
             assertTrue(correlated.stream().allMatch(r -> r.aggregateId().equals(one.aggregateId())), "only its own");
             assertTrue(ops.search(byAggregate).stream().anyMatch(r -> r.id().equals(one.id())));
             assertTrue(outbox.findByAggregate("order", one.aggregateId()).stream()
-                    .anyMatch(r -> r.id().equals(one.id()) && r.status() == dev.outbox.persistence.outbox.OutboxStatus.IN_PROGRESS));
+                    .anyMatch(r -> r.id().equals(one.id())
+                            && r.status() == dev.outbox.persistence.outbox.OutboxStatus.IN_PROGRESS));
             List<OutboxRecord> page = ops.search(newest);
             assertEquals(50, page.size());
             for (int i = 1; i < page.size(); i++) {
@@ -151,16 +172,31 @@ class ClaimPlanIT {
         }
     }
 
-    private static dev.outbox.persistence.ops.OutboxQuery query(String aggregateId, String correlationId,
-            String tenantId) {
-        return new dev.outbox.persistence.ops.OutboxQuery(null, null, aggregateId == null ? null : "order", aggregateId,
-                correlationId, tenantId, null, null, null, null, null, 50);
+    private static dev.outbox.persistence.ops.OutboxQuery query(
+            String aggregateId, String correlationId, String tenantId) {
+        return new dev.outbox.persistence.ops.OutboxQuery(
+                null,
+                null,
+                aggregateId == null ? null : "order",
+                aggregateId,
+                correlationId,
+                tenantId,
+                null,
+                null,
+                null,
+                null,
+                null,
+                50);
     }
 
     private static List<String> shapes(List<JsonNode> nodes) {
-        return nodes.stream().map(n -> n.path("Node Type").asText()
-                + (n.has("Index Name") ? " using " + n.get("Index Name").asText() : "")
-                + (n.has("Relation Name") ? " on " + n.get("Relation Name").asText() : "")).toList();
+        return nodes.stream()
+                .map(n -> n.path("Node Type").asText()
+                        + (n.has("Index Name") ? " using " + n.get("Index Name").asText() : "")
+                        + (n.has("Relation Name")
+                                ? " on " + n.get("Relation Name").asText()
+                                : ""))
+                .toList();
     }
 
     /**
@@ -173,10 +209,12 @@ class ClaimPlanIT {
         DB.execute("CREATE SCHEMA " + SCHEMA);
         String url = DB.url() + (DB.url().contains("?") ? "&" : "?") + "currentSchema=" + SCHEMA;
         HikariDataSource pool = DataSources.create(DatabaseConfig.of(url, DB.user(), DB.password(), "claim-plan-it")
-                .withPoolSize(2).withCustomPlans());
+                .withPoolSize(2)
+                .withCustomPlans());
         try {
             DatabaseMigrations.migrate(pool);
-            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = pool.getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute("ALTER TABLE message_outbox SET (autovacuum_enabled = false)");
             }
             return pool;
@@ -204,12 +242,15 @@ class ClaimPlanIT {
      * same SET LOCALs first, in one transaction, parameters bound like MyBatis binds them.
      */
     private static List<JsonNode> planNodes(HikariDataSource pool, SqlSessionFactory sessions) throws Exception {
-        return planNodes(pool, sessions, CLAIM, Map.of("relayId", "claim-plan-it", "limit", 512,
-                "unorderedTypes", new String[0]));
+        return planNodes(
+                pool,
+                sessions,
+                CLAIM,
+                Map.of("relayId", "claim-plan-it", "limit", 512, "unorderedTypes", new String[0]));
     }
 
-    private static List<JsonNode> planNodes(HikariDataSource pool, SqlSessionFactory sessions, String statement,
-            Object params) throws Exception {
+    private static List<JsonNode> planNodes(
+            HikariDataSource pool, SqlSessionFactory sessions, String statement, Object params) throws Exception {
         var configuration = sessions.getConfiguration();
         BoundSql bound = configuration.getMappedStatement(statement).getBoundSql(params);
         String sql = bound.getSql();
@@ -228,12 +269,18 @@ class ClaimPlanIT {
                 int i = 1;
                 for (ParameterMapping m : bound.getParameterMappings()) {
                     String property = m.getProperty();
-                    bind(c, ps, i++, bound.hasAdditionalParameter(property) ? bound.getAdditionalParameter(property)
-                            : meta.getValue(property));
+                    bind(
+                            c,
+                            ps,
+                            i++,
+                            bound.hasAdditionalParameter(property)
+                                    ? bound.getAdditionalParameter(property)
+                                    : meta.getValue(property));
                 }
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    JsonNode plan = new ObjectMapper().readTree(rs.getString(1)).get(0).get("Plan");
+                    JsonNode plan =
+                            new ObjectMapper().readTree(rs.getString(1)).get(0).get("Plan");
                     List<JsonNode> nodes = new ArrayList<>();
                     collect(plan, nodes);
                     return nodes;

@@ -13,9 +13,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class DataAccessTranslationTest {
 
     private static DataAccessException translate(String state) {
-        return DataAccessTranslation.translate(
-                new PersistenceException("### Error updating database\n### SQL: UPDATE ...",
-                        new SQLException("server said something", state)));
+        return DataAccessTranslation.translate(new PersistenceException(
+                "### Error updating database\n### SQL: UPDATE ...", new SQLException("server said something", state)));
     }
 
     @ParameterizedTest

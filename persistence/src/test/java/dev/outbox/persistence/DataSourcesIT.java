@@ -25,8 +25,10 @@ class DataSourcesIT {
     }
 
     private static String planCacheMode(DatabaseConfig config) throws Exception {
-        try (HikariDataSource ds = DataSources.create(config); Connection c = ds.getConnection();
-                Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW plan_cache_mode")) {
+        try (HikariDataSource ds = DataSources.create(config);
+                Connection c = ds.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW plan_cache_mode")) {
             rs.next();
             return rs.getString(1);
         }

@@ -28,7 +28,8 @@ class OrderingIT {
     @BeforeAll
     static void start() {
         pool = DataSources.create(DatabaseConfig.of(DB.url(), DB.user(), DB.password(), "ordering-it"));
-        store = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(30))).getInstance(OutboxStore.class);
+        store = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(30)))
+                .getInstance(OutboxStore.class);
     }
 
     @AfterAll
@@ -42,13 +43,19 @@ class OrderingIT {
     }
 
     static void insert(String aggregate, long version, String type) {
-        DB.update("INSERT INTO message_outbox (aggregate_type, aggregate_id, aggregate_version, message_type,"
-                + " exchange_name, routing_key, payload) VALUES ('order', ?, ?, ?, 'orders.events', ?, '{}'::jsonb)",
-                aggregate, version, type, type);
+        DB.update(
+                "INSERT INTO message_outbox (aggregate_type, aggregate_id, aggregate_version, message_type,"
+                        + " exchange_name, routing_key, payload) VALUES ('order', ?, ?, ?, 'orders.events', ?, '{}'::jsonb)",
+                aggregate,
+                version,
+                type,
+                type);
     }
 
     private static List<Long> versions(List<OutboxRecord> rows, String aggregate) {
-        return rows.stream().filter(r -> r.aggregateId().equals(aggregate)).map(OutboxRecord::aggregateVersion)
+        return rows.stream()
+                .filter(r -> r.aggregateId().equals(aggregate))
+                .map(OutboxRecord::aggregateVersion)
                 .toList();
     }
 
@@ -63,8 +70,13 @@ class OrderingIT {
         assertEquals(List.of(1L), versions(first, "b"));
         assertEquals(List.of(), store.claim("r2", 100), "v2 waits while v1 is in flight, for any relay");
 
-        store.markPublished("r1", List.of(first.stream().filter(r -> r.aggregateId().equals("a")).findFirst()
-                .orElseThrow().lease()));
+        store.markPublished(
+                "r1",
+                List.of(first.stream()
+                        .filter(r -> r.aggregateId().equals("a"))
+                        .findFirst()
+                        .orElseThrow()
+                        .lease()));
         List<OutboxRecord> second = store.claim("r2", 100);
         assertEquals(List.of(2L), versions(second, "a"));
         assertEquals(List.of(), versions(second, "b"), "b is still at v1 in flight");
@@ -80,7 +92,8 @@ class OrderingIT {
         store.recordFailures("r", List.of(Failure.park(v1.lease(), ErrorCode.UNROUTABLE, "312")));
 
         List<OutboxRecord> next = store.claim("r", 100);
-        assertEquals(List.of("free"), next.stream().map(OutboxRecord::aggregateId).toList());
+        assertEquals(
+                List.of("free"), next.stream().map(OutboxRecord::aggregateId).toList());
         assertEquals(1, store.blockedAggregates());
 
         assertEquals(Set.of(v1.id()), store.retryNow(List.of(v1.id())));
@@ -129,11 +142,18 @@ class OrderingIT {
     @Test
     void anAggregatesIdentityCannotBeRewritten() {
         insert("i", 1, "t");
-        IllegalStateException e = assertThrows(IllegalStateException.class,
+        IllegalStateException e = assertThrows(
+                IllegalStateException.class,
                 () -> DB.update("UPDATE message_outbox SET aggregate_version = 5 WHERE aggregate_id = 'i'"));
-        assertTrue(e.getCause().getMessage().contains("cannot change"), e.getCause().getMessage());
-        assertEquals(1, DB.update("UPDATE message_outbox SET status = 'CANCELLED', cancelled_at = now(), last_error_code = 'OPERATOR'"
-                + " WHERE aggregate_id = 'i'"), "other columns may change");
+        assertTrue(
+                e.getCause().getMessage().contains("cannot change"),
+                e.getCause().getMessage());
+        assertEquals(
+                1,
+                DB.update(
+                        "UPDATE message_outbox SET status = 'CANCELLED', cancelled_at = now(), last_error_code = 'OPERATOR'"
+                                + " WHERE aggregate_id = 'i'"),
+                "other columns may change");
     }
 
     @FunctionalInterface
@@ -142,7 +162,8 @@ class OrderingIT {
 
         default Throwable fails() {
             IllegalStateException e = assertThrows(IllegalStateException.class, this::run);
-            assertTrue(e.getCause() instanceof java.sql.SQLException sql && "23514".equals(sql.getSQLState()),
+            assertTrue(
+                    e.getCause() instanceof java.sql.SQLException sql && "23514".equals(sql.getSQLState()),
                     "a check violation, got " + e.getCause());
             return e.getCause();
         }

@@ -32,8 +32,8 @@ class OrphanedBackendIT {
         DB.execute("TRUNCATE orphan_probe");
         DB.execute("INSERT INTO orphan_probe VALUES (1, 0), (2, 0)");
         proxy = TcpProxy.start(DB.host(), DB.port());
-        pool = DataSources.create(DatabaseConfig.of(DB.urlVia(proxy.host(), proxy.port()), DB.user(), DB.password(),
-                "orphan-it"));
+        pool = DataSources.create(
+                DatabaseConfig.of(DB.urlVia(proxy.host(), proxy.port()), DB.user(), DB.password(), "orphan-it"));
     }
 
     @AfterEach
@@ -51,7 +51,8 @@ class OrphanedBackendIT {
                 s.execute("UPDATE orphan_probe SET n = n + 1 WHERE id = 2"); // the lock the victim will wait on
             }
             CompletableFuture<Void> victim = CompletableFuture.runAsync(() -> {
-                try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                try (Connection c = pool.getConnection();
+                        Statement s = c.createStatement()) {
                     c.setAutoCommit(false);
                     s.execute("UPDATE orphan_probe SET n = n + 1 WHERE id = 1"); // taken
                     s.execute("UPDATE orphan_probe SET n = n + 1 WHERE id = 2"); // waits on the holder
@@ -60,18 +61,24 @@ class OrphanedBackendIT {
                     // the client side sees its connection reset: expected
                 }
             });
-            await().atMost(Duration.ofSeconds(10)).until(() -> DB.count("SELECT count(*) FROM pg_stat_activity"
-                    + " WHERE application_name = 'orphan-it' AND wait_event_type = 'Lock'") == 1);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> DB.count("SELECT count(*) FROM pg_stat_activity"
+                                    + " WHERE application_name = 'orphan-it' AND wait_event_type = 'Lock'")
+                            == 1);
 
             proxy.cut(); // the client is gone; its backend still waits on the holder's lock
 
             // while the holder keeps its lock, the orphaned backend must go and release row 1
-            await().atMost(Duration.ofSeconds(10)).until(() -> DB.count("SELECT count(*) FROM pg_stat_activity"
-                    + " WHERE application_name = 'orphan-it' AND wait_event_type = 'Lock'") == 0);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> DB.count("SELECT count(*) FROM pg_stat_activity"
+                                    + " WHERE application_name = 'orphan-it' AND wait_event_type = 'Lock'")
+                            == 0);
             try (Connection other = DriverManager.getConnection(DB.url(), DB.user(), DB.password());
                     Statement s = other.createStatement()) {
                 s.execute("SET lock_timeout = '2s'");
-                assertEquals(1, s.executeUpdate("UPDATE orphan_probe SET n = n + 10 WHERE id = 1"),
+                assertEquals(
+                        1,
+                        s.executeUpdate("UPDATE orphan_probe SET n = n + 10 WHERE id = 1"),
                         "row 1 is free again although the holder still holds row 2");
             }
             holder.rollback();

@@ -92,8 +92,13 @@ class OutboxContractCheckIT {
     }
 
     private static Order.Transition placed() {
-        return Order.place(UUID.randomUUID(), "cust-1", null, EUR,
-                List.of(new OrderLine("SKU-1", 2, Money.parse("10.00", EUR))), NOW);
+        return Order.place(
+                UUID.randomUUID(),
+                "cust-1",
+                null,
+                EUR,
+                List.of(new OrderLine("SKU-1", 2, Money.parse("10.00", EUR))),
+                NOW);
     }
 
     private static final List<Map<String, Object>> LINES =
@@ -105,18 +110,34 @@ class OutboxContractCheckIT {
      */
     static Stream<Arguments> brokenEvents() {
         return Stream.of(
-                broken("order.created with a zero total", "order.created", "total: ",
+                broken(
+                        "order.created with a zero total",
+                        "order.created",
+                        "total: ",
                         o -> new OrderCreated(o.id(), 1, NOW, "cust-1", null, "EUR", "0.00", LINES)),
-                broken("order.created without lines", "order.created", "lines: ",
+                broken(
+                        "order.created without lines",
+                        "order.created",
+                        "lines: ",
                         o -> new OrderCreated(o.id(), 1, NOW, "cust-1", null, "EUR", "20.00", List.of())),
-                broken("order.created with a blank tenant", "order.created", "tenantId: ",
+                broken(
+                        "order.created with a blank tenant",
+                        "order.created",
+                        "tenantId: ",
                         o -> new OrderCreated(o.id(), 1, NOW, "cust-1", " ", "EUR", "20.00", LINES)),
-                broken("payment.captured with a comma decimal", "payment.captured",
+                broken(
+                        "payment.captured with a comma decimal",
+                        "payment.captured",
                         "amount: ",
                         o -> new PaymentCaptured(o.id(), 2, NOW, UUID.randomUUID(), "20,00", "EUR")),
-                broken("order.cancelled with a blank reason", "order.cancelled", "reason: ",
+                broken(
+                        "order.cancelled with a blank reason",
+                        "order.cancelled",
+                        "reason: ",
                         o -> new OrderCancelled(o.id(), 2, NOW, " ", OrderStatus.PLACED)),
-                broken("payment.refunded in a lower-case currency", "payment.refunded",
+                broken(
+                        "payment.refunded in a lower-case currency",
+                        "payment.refunded",
                         "currency: ",
                         o -> new PaymentRefunded(o.id(), 2, NOW, UUID.randomUUID(), "20.00", "eur")));
     }
@@ -127,21 +148,23 @@ class OutboxContractCheckIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("brokenEvents")
-    void aPayloadBreakingItsContractIsRefusedAndTheWholeTransactionRollsBack(String name, String type,
-            String violationAt, Function<Order, DomainEvent> brokenEvent) {
+    void aPayloadBreakingItsContractIsRefusedAndTheWholeTransactionRollsBack(
+            String name, String type, String violationAt, Function<Order, DomainEvent> brokenEvent) {
         Order.Transition placed = placed();
         DomainEvent bad = brokenEvent.apply(placed.order());
         List<DomainEvent> events = bad instanceof OrderCreated
                 ? List.of(bad)
                 : List.of(placed.events().get(0), bad);
 
-        MessageContractViolationException refused = assertThrows(MessageContractViolationException.class,
-                () -> writer.write(placed.order(), events));
+        MessageContractViolationException refused =
+                assertThrows(MessageContractViolationException.class, () -> writer.write(placed.order(), events));
 
         assertEquals(type, refused.messageType());
         assertEquals(1, refused.messageVersion());
         assertEquals(1, refused.violations().size(), refused.violations().toString());
-        assertTrue(refused.violations().get(0).startsWith(violationAt), refused.violations().toString());
+        assertTrue(
+                refused.violations().get(0).startsWith(violationAt),
+                refused.violations().toString());
         assertEquals(type + " v1 payload breaks its contract: " + refused.violations(), refused.getMessage());
         assertEquals(0, DB.count("SELECT count(*) FROM orders"), "the order row rolled back");
         assertEquals(0, DB.count("SELECT count(*) FROM order_lines"));
@@ -153,13 +176,19 @@ class OutboxContractCheckIT {
         Order.Transition placed = placed();
         Order.Transition captured = placed.order().capture(Money.parse("20.00", EUR), UUID.randomUUID(), NOW);
 
-        writer.write(placed.order(), List.of(placed.events().get(0), captured.events().get(0)));
+        writer.write(
+                placed.order(),
+                List.of(placed.events().get(0), captured.events().get(0)));
 
         assertEquals(1, DB.count("SELECT count(*) FROM orders"));
-        assertEquals(0, DB.count("SELECT count(*) FROM message_outbox WHERE payload->>'orderId' <> aggregate_id"),
+        assertEquals(
+                0,
+                DB.count("SELECT count(*) FROM message_outbox WHERE payload->>'orderId' <> aggregate_id"),
                 "every row announces the aggregate it is ordered and deduplicated as");
-        assertEquals(List.of("order.created", "payment.captured"), DB.rows(
-                "SELECT message_type FROM message_outbox ORDER BY aggregate_version").stream()
-                .map(r -> r.get("message_type")).toList());
+        assertEquals(
+                List.of("order.created", "payment.captured"),
+                DB.rows("SELECT message_type FROM message_outbox ORDER BY aggregate_version").stream()
+                        .map(r -> r.get("message_type"))
+                        .toList());
     }
 }

@@ -61,12 +61,17 @@ class OutboxStoreIT {
 
     static UUID insertRow(String status, String nextAttempt) {
         UUID id = UUID.randomUUID();
-        DB.update("INSERT INTO message_outbox (id, aggregate_type, aggregate_id, message_type, exchange_name,"
-                + " routing_key, payload, status, next_attempt_at, last_error_code, cancelled_at) VALUES (?, 'order', ?,"
-                + " 'order.created', 'orders.events', 'order.created', '{\"a\":1}'::jsonb, ?, now() + ?::interval, ?,"
-                + " CASE WHEN ? = 'CANCELLED' THEN now() END)",
-                id, UUID.randomUUID().toString(), status, nextAttempt,
-                status.equals("PENDING") || status.equals("PUBLISHED") ? null : "NACKED", status);
+        DB.update(
+                "INSERT INTO message_outbox (id, aggregate_type, aggregate_id, message_type, exchange_name,"
+                        + " routing_key, payload, status, next_attempt_at, last_error_code, cancelled_at) VALUES (?, 'order', ?,"
+                        + " 'order.created', 'orders.events', 'order.created', '{\"a\":1}'::jsonb, ?, now() + ?::interval, ?,"
+                        + " CASE WHEN ? = 'CANCELLED' THEN now() END)",
+                id,
+                UUID.randomUUID().toString(),
+                status,
+                nextAttempt,
+                status.equals("PENDING") || status.equals("PUBLISHED") ? null : "NACKED",
+                status);
         if (status.equals("PUBLISHED")) {
             DB.update("UPDATE message_outbox SET published_at = now() WHERE id = ?", id);
         }
@@ -104,15 +109,18 @@ class OutboxStoreIT {
         UUID second = insertRow("PENDING", "-2 seconds");
         insertRow("PENDING", "-1 seconds");
         List<OutboxRecord> claimed = store.claim("relay-a", 2);
-        assertEquals(List.of(first, second), claimed.stream().map(OutboxRecord::id).toList());
+        assertEquals(
+                List.of(first, second), claimed.stream().map(OutboxRecord::id).toList());
     }
 
     @Test
     void concurrentRelaysNeverClaimTheSameRow() throws Exception {
         int rows = 2_000;
-        DB.update("INSERT INTO message_outbox (aggregate_type, aggregate_id, message_type, exchange_name, routing_key,"
-                + " payload) SELECT 'order', g::text, 'order.created', 'orders.events', 'order.created', '{}'::jsonb"
-                + " FROM generate_series(1, ?) g", rows);
+        DB.update(
+                "INSERT INTO message_outbox (aggregate_type, aggregate_id, message_type, exchange_name, routing_key,"
+                        + " payload) SELECT 'order', g::text, 'order.created', 'orders.events', 'order.created', '{}'::jsonb"
+                        + " FROM generate_series(1, ?) g",
+                rows);
         int relays = 4;
         CyclicBarrier start = new CyclicBarrier(relays);
         Map<UUID, String> owner = new ConcurrentHashMap<>();
@@ -162,7 +170,9 @@ class OutboxStoreIT {
         Lease b = claimed.get(1).lease();
 
         assertEquals(Set.of(), store.markPublished("relay-b", List.of(a)), "another relay's lease");
-        assertEquals(Set.of(), store.markPublished("relay-a", List.of(new Lease(a.id(), a.token() + 1000))),
+        assertEquals(
+                Set.of(),
+                store.markPublished("relay-a", List.of(new Lease(a.id(), a.token() + 1000))),
                 "a token from another claim");
         assertEquals(Set.of(a.id()), store.markPublished("relay-a", List.of(a, new Lease(b.id(), -1))));
 
@@ -186,9 +196,12 @@ class OutboxStoreIT {
         List<OutboxRecord> claimed = store.claim("relay-a", 10);
         assertEquals(2, claimed.size());
         assertTrue(claimed.get(0).leaseToken() != claimed.get(1).leaseToken().longValue(), "one token per row");
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> DB.update(
-                "UPDATE message_outbox SET lease_token = ? WHERE id = ?", claimed.get(0).leaseToken(),
-                claimed.get(1).id()));
+        IllegalStateException e = assertThrows(
+                IllegalStateException.class,
+                () -> DB.update(
+                        "UPDATE message_outbox SET lease_token = ? WHERE id = ?",
+                        claimed.get(0).leaseToken(),
+                        claimed.get(1).id()));
         assertTrue(String.valueOf(e.getCause().getMessage()).contains("message_outbox_lease_idx"), e.toString());
     }
 
@@ -200,9 +213,11 @@ class OutboxStoreIT {
         Lease retry = claimed.get(0).lease();
         Lease park = claimed.get(1).lease();
 
-        Set<UUID> changed = store.recordFailures("relay-a", List.of(
-                Failure.retry(retry, ErrorCode.CONFIRM_TIMEOUT, "no confirm in 10s", Duration.ofSeconds(60)),
-                Failure.park(park, ErrorCode.UNROUTABLE, "312 NO_ROUTE")));
+        Set<UUID> changed = store.recordFailures(
+                "relay-a",
+                List.of(
+                        Failure.retry(retry, ErrorCode.CONFIRM_TIMEOUT, "no confirm in 10s", Duration.ofSeconds(60)),
+                        Failure.park(park, ErrorCode.UNROUTABLE, "312 NO_ROUTE")));
 
         assertEquals(Set.of(retry.id(), park.id()), changed);
         OutboxRecord r = store.find(retry.id()).orElseThrow();
@@ -210,8 +225,10 @@ class OutboxStoreIT {
         assertEquals(ErrorCode.CONFIRM_TIMEOUT, r.lastErrorCode());
         assertEquals("no confirm in 10s", r.lastErrorMessage());
         assertNull(r.lockedBy());
-        double delay = ((Number) DB.scalar("SELECT extract(epoch FROM next_attempt_at - now()) FROM message_outbox"
-                + " WHERE id = ?", retry.id())).doubleValue();
+        double delay = ((Number) DB.scalar(
+                        "SELECT extract(epoch FROM next_attempt_at - now()) FROM message_outbox" + " WHERE id = ?",
+                        retry.id()))
+                .doubleValue();
         assertTrue(delay > 50 && delay <= 60, "due again in about a minute, was " + delay);
         OutboxRecord p = store.find(park.id()).orElseThrow();
         assertEquals(OutboxStatus.PARKED, p.status());
@@ -263,8 +280,8 @@ class OutboxStoreIT {
     void aRowThatKeepsGoingStaleIsParkedOnceItsAttemptsAreSpent() {
         UUID id = insertRow("PENDING", "0 seconds");
         store.claim("relay-a", 10);
-        DB.update("UPDATE message_outbox SET attempt_count = 5, locked_at = now() - interval '1 hour' WHERE id = ?",
-                id);
+        DB.update(
+                "UPDATE message_outbox SET attempt_count = 5, locked_at = now() - interval '1 hour' WHERE id = ?", id);
         List<OutboxMapper.StaleLease> released = store.releaseStaleLocks(Duration.ofMinutes(2), 5, 100);
         assertEquals(OutboxStatus.PARKED, released.get(0).status());
     }

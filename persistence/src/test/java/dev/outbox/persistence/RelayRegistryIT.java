@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.inject.Guice;
+import com.google.inject.Injector;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.persistence.outbox.OutboxMapper;
 import dev.outbox.persistence.relay.RelayLock;
@@ -11,19 +12,18 @@ import dev.outbox.persistence.relay.RelayRegistry;
 import dev.outbox.persistence.relay.RelayRegistryMapper;
 import dev.outbox.persistence.relay.RelayView;
 import dev.outbox.testkit.TestDatabase;
+import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
-import com.google.inject.Injector;
-import jakarta.inject.Inject;
-import org.mybatis.guice.transactional.Transactional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.mybatis.guice.transactional.Transactional;
 
 /**
  * The relay registry's recovery against real sessions and locks: a dead relay is one whose lock
@@ -58,7 +58,9 @@ class RelayRegistryIT {
     }
 
     private static RelayLock lock(String relayId) {
-        return RelayLock.connect(DatabaseConfig.of(DB.url(), DB.user(), DB.password(), "relay-registry-it"), relayId,
+        return RelayLock.connect(
+                DatabaseConfig.of(DB.url(), DB.user(), DB.password(), "relay-registry-it"),
+                relayId,
                 Duration.ofSeconds(10));
     }
 
@@ -73,11 +75,16 @@ class RelayRegistryIT {
 
     private static UUID leased(String relayId, int attempts, String lastErrorCode) {
         UUID id = UUID.randomUUID();
-        DB.update("INSERT INTO message_outbox (id, aggregate_type, aggregate_id, message_type, exchange_name,"
-                + " routing_key, payload, status, locked_by, locked_at, lease_token, attempt_count, last_error_code)"
-                + " VALUES (?, 'order', ?, 'order.created', 'orders.events', 'order.created', '{}'::jsonb,"
-                + " 'IN_PROGRESS', ?, now(), nextval('message_outbox_lease_token_seq'), ?, ?)",
-                id, UUID.randomUUID().toString(), relayId, attempts, lastErrorCode);
+        DB.update(
+                "INSERT INTO message_outbox (id, aggregate_type, aggregate_id, message_type, exchange_name,"
+                        + " routing_key, payload, status, locked_by, locked_at, lease_token, attempt_count, last_error_code)"
+                        + " VALUES (?, 'order', ?, 'order.created', 'orders.events', 'order.created', '{}'::jsonb,"
+                        + " 'IN_PROGRESS', ?, now(), nextval('message_outbox_lease_token_seq'), ?, ?)",
+                id,
+                UUID.randomUUID().toString(),
+                relayId,
+                attempts,
+                lastErrorCode);
         return id;
     }
 
@@ -88,7 +95,8 @@ class RelayRegistryIT {
 
     @Test
     void onlyDeadRelaysLoseTheirRowsAndTheAttemptIsNotCounted() {
-        try (RelayLock live = lock("relay-live"); RelayLock self = lock("relay-self")) {
+        try (RelayLock live = lock("relay-live");
+                RelayLock self = lock("relay-self")) {
             assertTrue(live.tryAcquire());
             assertTrue(self.tryAcquire());
             deadRelay("relay-dead");
@@ -98,11 +106,15 @@ class RelayRegistryIT {
             UUID ofDeadRetried = leased("relay-dead", 3, "NACKED");
             UUID ofUnregistered = leased("relay-before-v7", 1, null);
 
-            assertEquals(2, registry.releaseDeadRelays("relay-self", 100, MAX_ATTEMPTS).size());
+            assertEquals(
+                    2,
+                    registry.releaseDeadRelays("relay-self", 100, MAX_ATTEMPTS).size());
 
-            assertEquals(Map.of("status", "PENDING", "attempt_count", 0, "last_error_code", "RELAY_DIED"),
+            assertEquals(
+                    Map.of("status", "PENDING", "attempt_count", 0, "last_error_code", "RELAY_DIED"),
                     withoutLock(row(ofDead)));
-            assertEquals(Map.of("status", "RETRYABLE_FAILED", "attempt_count", 2, "last_error_code", "RELAY_DIED"),
+            assertEquals(
+                    Map.of("status", "RETRYABLE_FAILED", "attempt_count", 2, "last_error_code", "RELAY_DIED"),
                     withoutLock(row(ofDeadRetried)));
             assertEquals("IN_PROGRESS", row(ofLive).get("status"), "a live relay keeps its rows");
             assertEquals("IN_PROGRESS", row(ofSelf).get("status"), "the sweeper never judges itself");
@@ -116,10 +128,13 @@ class RelayRegistryIT {
         deadRelay("relay-dead");
         UUID again = leased("relay-dead", 2, "RELAY_DIED");
         UUID poison = leased("relay-dead", MAX_ATTEMPTS, "RELAY_DIED");
-        assertEquals(2, registry.releaseDeadRelays("relay-other", 100, MAX_ATTEMPTS).size());
-        assertEquals(Map.of("status", "RETRYABLE_FAILED", "attempt_count", 2, "last_error_code", "RELAY_DIED"),
+        assertEquals(
+                2, registry.releaseDeadRelays("relay-other", 100, MAX_ATTEMPTS).size());
+        assertEquals(
+                Map.of("status", "RETRYABLE_FAILED", "attempt_count", 2, "last_error_code", "RELAY_DIED"),
                 withoutLock(row(again)));
-        assertEquals(Map.of("status", "PARKED", "attempt_count", MAX_ATTEMPTS, "last_error_code", "RELAY_DIED"),
+        assertEquals(
+                Map.of("status", "PARKED", "attempt_count", MAX_ATTEMPTS, "last_error_code", "RELAY_DIED"),
                 withoutLock(row(poison)));
     }
 
@@ -130,7 +145,9 @@ class RelayRegistryIT {
             UUID mine = leased("relay-phoenix", 1, null);
             UUID other = leased("relay-other", 1, null);
             List<OutboxMapper.StaleLease> back = registry.takeBackOwn("relay-phoenix", 100, MAX_ATTEMPTS);
-            assertEquals(List.of(mine), back.stream().map(OutboxMapper.StaleLease::id).toList());
+            assertEquals(
+                    List.of(mine),
+                    back.stream().map(OutboxMapper.StaleLease::id).toList());
             assertEquals("PENDING", row(mine).get("status"));
             assertEquals("IN_PROGRESS", row(other).get("status"));
         }
@@ -141,14 +158,18 @@ class RelayRegistryIT {
         deadRelay("relay-pooled");
         UUID leftByEarlierRun = leased("relay-pooled", 1, null);
         assertEquals(RelayRegistry.Unregistered.REMOVED, registry.unregister("relay-pooled", MAX_ATTEMPTS));
-        assertEquals(Map.of("status", "PENDING", "attempt_count", 0, "last_error_code", "RELAY_DIED"),
-                withoutLock(row(leftByEarlierRun)), "the dead registration's rows are given back, as a sweep would");
+        assertEquals(
+                Map.of("status", "PENDING", "attempt_count", 0, "last_error_code", "RELAY_DIED"),
+                withoutLock(row(leftByEarlierRun)),
+                "the dead registration's rows are given back, as a sweep would");
         assertEquals(0L, DB.count("SELECT count(*) FROM outbox_relays WHERE relay_id = 'relay-pooled'"));
         assertEquals(RelayRegistry.Unregistered.NOT_REGISTERED, registry.unregister("relay-pooled", MAX_ATTEMPTS));
 
         UUID nowLeased = leased("relay-pooled", 1, null);
         deadRelay("relay-dead");
-        assertEquals(0, registry.releaseDeadRelays("relay-self", 100, MAX_ATTEMPTS).size(),
+        assertEquals(
+                0,
+                registry.releaseDeadRelays("relay-self", 100, MAX_ATTEMPTS).size(),
                 "relay-dead holds nothing, and relay-pooled is no longer a sweep's business");
         assertEquals("IN_PROGRESS", row(nowLeased).get("status"));
 
@@ -181,7 +202,9 @@ class RelayRegistryIT {
     void aSweepLocksOnlyDeadRelaysThatHoldRowsSoIdleOnesNeverLookAlive() {
         deadRelay("relay-dead");
         UUID ofDead = leased("relay-dead", 1, null);
-        List<String> idle = java.util.stream.IntStream.rangeClosed(1, 20).mapToObj(i -> "relay-idle-" + i).toList();
+        List<String> idle = java.util.stream.IntStream.rangeClosed(1, 20)
+                .mapToObj(i -> "relay-idle-" + i)
+                .toList();
         idle.forEach(RelayRegistryIT::deadRelay);
         // the plan a database with statistics gets (autovacuum analyzes these tables soon enough)
         DB.execute("ANALYZE outbox_relays, message_outbox");
@@ -189,23 +212,45 @@ class RelayRegistryIT {
                 .collect(Collectors.toMap(r -> ((Number) r.get("lock_key")).longValue(), r -> r.get("relay_id")));
         List<String> dead = new java.util.ArrayList<>();
 
-        Map<String, List<Object>> duringSweep = inOneTransaction.lockDeadRelaysThen("relay-self", dead, () -> Map.of(
-                "locked", DB.rows("SELECT objid::bigint AS key FROM pg_locks WHERE locktype = 'advisory' AND granted"
-                        + " AND classid = ?::integer::oid ORDER BY 1", RelayLock.NAMESPACE).stream()
-                        .map(r -> relayByKey.get(((Number) r.get("key")).longValue())).toList(),
-                "alive", registry.list().stream().filter(RelayView::alive).map(v -> (Object) v.relayId()).toList()));
+        Map<String, List<Object>> duringSweep = inOneTransaction.lockDeadRelaysThen(
+                "relay-self",
+                dead,
+                () -> Map.of(
+                        "locked",
+                                DB
+                                        .rows(
+                                                "SELECT objid::bigint AS key FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                                                        + " AND classid = ?::integer::oid ORDER BY 1",
+                                                RelayLock.NAMESPACE)
+                                        .stream()
+                                        .map(r -> relayByKey.get(((Number) r.get("key")).longValue()))
+                                        .toList(),
+                        "alive",
+                                registry.list().stream()
+                                        .filter(RelayView::alive)
+                                        .map(v -> (Object) v.relayId())
+                                        .toList()));
 
         assertEquals(List.of("relay-dead"), dead);
-        assertEquals(List.of("relay-dead"), duringSweep.get("locked"),
+        assertEquals(
+                List.of("relay-dead"),
+                duringSweep.get("locked"),
                 "only the dead relay whose rows are given back is locked; idle dead relays are not touched");
         assertEquals(List.of("relay-dead"), duringSweep.get("alive"), "idle dead relays never look alive");
         assertEquals("IN_PROGRESS", row(ofDead).get("status"), "only the first statement ran");
-        assertEquals(idle.size() + 1, registry.list().stream().filter(v -> !v.alive()).count());
+        assertEquals(
+                idle.size() + 1,
+                registry.list().stream().filter(v -> !v.alive()).count());
     }
 
     private static Map<String, Object> withoutLock(Map<String, Object> row) {
         assertEquals(null, row.get("locked_by"));
-        return Map.of("status", row.get("status"), "attempt_count", row.get("attempt_count"), "last_error_code",
+        return Map.of(
+                "status",
+                row.get("status"),
+                "attempt_count",
+                row.get("attempt_count"),
+                "last_error_code",
                 row.get("last_error_code"));
     }
 }

@@ -25,8 +25,8 @@ class RetentionIT {
     private static final TestDatabase DB = TestDatabase.get();
     private static HikariDataSource pool;
     private static RetentionRun retention;
-    private static final RetentionPolicy POLICY = new RetentionPolicy(true, Duration.ofDays(7), Duration.ofDays(14), 10,
-            Duration.ZERO, Duration.ofMinutes(10), Duration.ZERO);
+    private static final RetentionPolicy POLICY = new RetentionPolicy(
+            true, Duration.ofDays(7), Duration.ofDays(14), 10, Duration.ZERO, Duration.ofMinutes(10), Duration.ZERO);
 
     @BeforeAll
     static void start() {
@@ -47,16 +47,27 @@ class RetentionIT {
 
     /** n rows in a status, created (and finished) {@code daysAgo} days ago. */
     private static void rows(int n, String status, int daysAgo) {
-        DB.update("INSERT INTO message_outbox (aggregate_type, aggregate_id, message_type, exchange_name, routing_key,"
-                + " payload, status, created_at, published_at, cancelled_at, locked_by, locked_at, lease_token,"
-                + " last_error_code) SELECT 'order', g::text, 't', 'orders.events', 't', '{}'::jsonb, ?,"
-                + " now() - make_interval(days => ?), CASE WHEN ? = 'PUBLISHED' THEN now() - make_interval(days => ?) END,"
-                + " CASE WHEN ? = 'CANCELLED' THEN now() - make_interval(days => ?) END,"
-                + " CASE WHEN ? = 'IN_PROGRESS' THEN 'relay' END, CASE WHEN ? = 'IN_PROGRESS' THEN now() END,"
-                + " CASE WHEN ? = 'IN_PROGRESS' THEN nextval('message_outbox_lease_token_seq') END,"
-                + " CASE WHEN ? IN ('RETRYABLE_FAILED', 'PARKED', 'CANCELLED') THEN 'OPERATOR' END"
-                + " FROM generate_series(1, ?) g", status, daysAgo, status, daysAgo, status, daysAgo, status, status,
-                status, status, n);
+        DB.update(
+                "INSERT INTO message_outbox (aggregate_type, aggregate_id, message_type, exchange_name, routing_key,"
+                        + " payload, status, created_at, published_at, cancelled_at, locked_by, locked_at, lease_token,"
+                        + " last_error_code) SELECT 'order', g::text, 't', 'orders.events', 't', '{}'::jsonb, ?,"
+                        + " now() - make_interval(days => ?), CASE WHEN ? = 'PUBLISHED' THEN now() - make_interval(days => ?) END,"
+                        + " CASE WHEN ? = 'CANCELLED' THEN now() - make_interval(days => ?) END,"
+                        + " CASE WHEN ? = 'IN_PROGRESS' THEN 'relay' END, CASE WHEN ? = 'IN_PROGRESS' THEN now() END,"
+                        + " CASE WHEN ? = 'IN_PROGRESS' THEN nextval('message_outbox_lease_token_seq') END,"
+                        + " CASE WHEN ? IN ('RETRYABLE_FAILED', 'PARKED', 'CANCELLED') THEN 'OPERATOR' END"
+                        + " FROM generate_series(1, ?) g",
+                status,
+                daysAgo,
+                status,
+                daysAgo,
+                status,
+                daysAgo,
+                status,
+                status,
+                status,
+                status,
+                n);
     }
 
     private static long count(String status) {
@@ -93,9 +104,10 @@ class RetentionIT {
         DB.update("INSERT INTO idempotency_keys (scope, idempotency_key, request_hash, response_status, response_body,"
                 + " created_at, expires_at) VALUES ('', 'expired', 'h', 201, '{}', now() - interval '2 days',"
                 + " now() - interval '1 day'), ('', 'live', 'h', 201, '{}', now(), now() + interval '1 day')");
-        DB.update("INSERT INTO consumer_side_effects (consumer_name, message_id, effect, status, started_at,"
-                + " completed_at) VALUES ('m', 'done-old', 'mail', 'DONE', now() - interval '20 days',"
-                + " now() - interval '20 days'), ('m', 'pending-old', 'mail', 'PENDING', now() - interval '20 days', NULL)");
+        DB.update(
+                "INSERT INTO consumer_side_effects (consumer_name, message_id, effect, status, started_at,"
+                        + " completed_at) VALUES ('m', 'done-old', 'mail', 'DONE', now() - interval '20 days',"
+                        + " now() - interval '20 days'), ('m', 'pending-old', 'mail', 'PENDING', now() - interval '20 days', NULL)");
 
         DB.update("INSERT INTO ledger_journal (consumer_name, instance_id, message_id, message_type, applied_at) VALUES"
                 + " ('ledger', 'i', 'journal-old', 'order.created', now() - interval '20 days'),"
@@ -105,14 +117,28 @@ class RetentionIT {
 
         assertEquals(1, result.deleted().get("processed_messages"));
         assertEquals(1, result.deleted().get("ledger_journal"));
-        assertEquals(List.of("journal-new"), DB.rows("SELECT message_id FROM ledger_journal").stream()
-                .map(r -> r.get("message_id")).toList(), "the journal is kept as long as the dedupe records");
-        assertEquals(List.of("new", "within-replay-window"), DB.rows("SELECT message_id FROM processed_messages"
-                + " ORDER BY message_id").stream().map(r -> r.get("message_id")).toList());
-        assertEquals(List.of("live"), DB.rows("SELECT idempotency_key FROM idempotency_keys").stream()
-                .map(r -> r.get("idempotency_key")).toList());
-        assertEquals(List.of("pending-old"), DB.rows("SELECT message_id FROM consumer_side_effects").stream()
-                .map(r -> r.get("message_id")).toList(), "a PENDING side effect is a repair item: kept");
+        assertEquals(
+                List.of("journal-new"),
+                DB.rows("SELECT message_id FROM ledger_journal").stream()
+                        .map(r -> r.get("message_id"))
+                        .toList(),
+                "the journal is kept as long as the dedupe records");
+        assertEquals(
+                List.of("new", "within-replay-window"),
+                DB.rows("SELECT message_id FROM processed_messages" + " ORDER BY message_id").stream()
+                        .map(r -> r.get("message_id"))
+                        .toList());
+        assertEquals(
+                List.of("live"),
+                DB.rows("SELECT idempotency_key FROM idempotency_keys").stream()
+                        .map(r -> r.get("idempotency_key"))
+                        .toList());
+        assertEquals(
+                List.of("pending-old"),
+                DB.rows("SELECT message_id FROM consumer_side_effects").stream()
+                        .map(r -> r.get("message_id"))
+                        .toList(),
+                "a PENDING side effect is a repair item: kept");
     }
 
     @Test
@@ -138,9 +164,16 @@ class RetentionIT {
 
     @Test
     void theDedupeHorizonMustCoverTheReplayWindow() {
-        org.junit.jupiter.api.Assertions.assertThrows(dev.outbox.config.ConfigurationException.class,
-                () -> new RetentionPolicy(true, Duration.ofDays(7), Duration.ofDays(3), 10, Duration.ZERO,
-                        Duration.ofMinutes(1), Duration.ZERO));
+        org.junit.jupiter.api.Assertions.assertThrows(
+                dev.outbox.config.ConfigurationException.class,
+                () -> new RetentionPolicy(
+                        true,
+                        Duration.ofDays(7),
+                        Duration.ofDays(3),
+                        10,
+                        Duration.ZERO,
+                        Duration.ofMinutes(1),
+                        Duration.ZERO));
         assertEquals(Map.of(), new RetentionRun.Result(false, Map.of()).deleted());
     }
 }

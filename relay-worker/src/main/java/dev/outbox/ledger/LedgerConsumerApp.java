@@ -46,8 +46,8 @@ public final class LedgerConsumerApp implements AutoCloseable {
     private final ConsumerRunner runner;
     private final ProcessEndpoint endpoint;
 
-    private LedgerConsumerApp(Database database, BrokerSession session, ConsumerRunner runner,
-            ProcessEndpoint endpoint) {
+    private LedgerConsumerApp(
+            Database database, BrokerSession session, ConsumerRunner runner, ProcessEndpoint endpoint) {
         this.database = database;
         this.session = session;
         this.runner = runner;
@@ -55,15 +55,15 @@ public final class LedgerConsumerApp implements AutoCloseable {
     }
 
     public static LedgerConsumerApp start(Settings settings) {
-        String dbUrl = settings.optional("OUTBOX_DB_URL").orElseThrow(() -> new ConfigurationException(
-                "OUTBOX_DB_URL is not set"));
-        String amqpUri = settings.optional("OUTBOX_AMQP_URI").orElseThrow(() -> new ConfigurationException(
-                "OUTBOX_AMQP_URI is not set"));
+        String dbUrl = settings.optional("OUTBOX_DB_URL")
+                .orElseThrow(() -> new ConfigurationException("OUTBOX_DB_URL is not set"));
+        String amqpUri = settings.optional("OUTBOX_AMQP_URI")
+                .orElseThrow(() -> new ConfigurationException("OUTBOX_AMQP_URI is not set"));
         ConsumerSettings consumer = ConsumerSettings.from(settings, "LEDGER", CONSUMER_NAME, Topology.LEDGER_QUEUE);
         int httpPort = settings.integer("OUTBOX_LEDGER_HTTP_PORT", 8082, -1, 65_535);
         String httpHost = settings.string("OUTBOX_LEDGER_HTTP_HOST", "0.0.0.0");
-        Database database = Database.start(DatabaseConfig.from(settings, dbUrl, "outbox-ledger"),
-                settings.bool("OUTBOX_DB_MIGRATE", true));
+        Database database = Database.start(
+                DatabaseConfig.from(settings, dbUrl, "outbox-ledger"), settings.bool("OUTBOX_DB_MIGRATE", true));
         try {
             Injector injector = Guice.createInjector(database.module(), new AbstractModule() {
                 @Override
@@ -71,11 +71,15 @@ public final class LedgerConsumerApp implements AutoCloseable {
                     bind(Clock.class).toInstance(Clock.systemUTC());
                 }
             });
-            ConsumerRunner runner = ConsumerRunner.transactional(consumer,
-                    injector.getInstance(IdempotentProcessor.class), injector.getInstance(LedgerHandler.class),
+            ConsumerRunner runner = ConsumerRunner.transactional(
+                    consumer,
+                    injector.getInstance(IdempotentProcessor.class),
+                    injector.getInstance(LedgerHandler.class),
                     injector.getInstance(FailureCounter.class));
-            BrokerSession session = new BrokerSession(BrokerConfig.from(settings, amqpUri, "outbox-ledger"),
-                    new ExponentialBackoff(Duration.ofMillis(500), Duration.ofSeconds(30)), connection -> {
+            BrokerSession session = new BrokerSession(
+                    BrokerConfig.from(settings, amqpUri, "outbox-ledger"),
+                    new ExponentialBackoff(Duration.ofMillis(500), Duration.ofSeconds(30)),
+                    connection -> {
                         try (Channel ch = connection.createChannel()) {
                             Topology.declare(ch);
                         } catch (TimeoutException e) {
@@ -86,14 +90,15 @@ public final class LedgerConsumerApp implements AutoCloseable {
             PrometheusMeterRegistry registry = Metrics.registry("outbox-ledger");
             runner.bindTo(registry);
             Gauge.builder("outbox.broker.available", session, s -> s.isAvailable() ? 1 : 0)
-                    .description("1 while the consumer has a usable broker connection").strongReference(true)
+                    .description("1 while the consumer has a usable broker connection")
+                    .strongReference(true)
                     .register(registry);
             session.start();
             ProcessEndpoint endpoint = null;
             if (httpPort >= 0) {
                 try {
-                    endpoint = ProcessEndpoint.start(httpHost, httpPort, registry, () -> true,
-                            () -> readiness(database, session, runner));
+                    endpoint = ProcessEndpoint.start(
+                            httpHost, httpPort, registry, () -> true, () -> readiness(database, session, runner));
                 } catch (IOException e) {
                     runner.close();
                     session.close();
@@ -101,8 +106,11 @@ public final class LedgerConsumerApp implements AutoCloseable {
                 }
                 LOG.info("ledger consumer metrics and health on http://{}:{}/metrics", httpHost, endpoint.port());
             }
-            LOG.info("ledger consumer started on {} (prefetch {}, {} channel(s))", Topology.LEDGER_QUEUE,
-                    consumer.prefetch(), consumer.channels());
+            LOG.info(
+                    "ledger consumer started on {} (prefetch {}, {} channel(s))",
+                    Topology.LEDGER_QUEUE,
+                    consumer.prefetch(),
+                    consumer.channels());
             return new LedgerConsumerApp(database, session, runner, endpoint);
         } catch (RuntimeException e) {
             database.close();
@@ -111,12 +119,18 @@ public final class LedgerConsumerApp implements AutoCloseable {
     }
 
     private static HealthReport readiness(Database database, BrokerSession session, ConsumerRunner runner) {
-        String consumer = runner.isConsuming() ? "UP"
-                : "DOWN: " + runner.consumingChannels() + " of " + runner.settings().channels()
-                        + " channel(s) consuming " + runner.settings().queue();
-        return HealthReport.of(Map.of("database", database.ping(),
-                "broker", session.isAvailable() ? "UP" : "DOWN: " + session.lastError(),
-                "consumer", consumer));
+        String consumer = runner.isConsuming()
+                ? "UP"
+                : "DOWN: " + runner.consumingChannels() + " of "
+                        + runner.settings().channels() + " channel(s) consuming "
+                        + runner.settings().queue();
+        return HealthReport.of(Map.of(
+                "database",
+                database.ping(),
+                "broker",
+                session.isAvailable() ? "UP" : "DOWN: " + session.lastError(),
+                "consumer",
+                consumer));
     }
 
     /** The port of {@code /metrics} and {@code /health}, or -1 when disabled. */
@@ -136,8 +150,14 @@ public final class LedgerConsumerApp implements AutoCloseable {
         runner.close();
         session.close();
         database.close();
-        LOG.info("ledger consumer stopped: applied={} (+{} held, applied later) duplicates={} stale={} failures={}"
-                + " dead-lettered={}", runner.applied(), runner.heldApplied(), runner.duplicates(), runner.stale(),
-                runner.failures(), runner.deadLettered());
+        LOG.info(
+                "ledger consumer stopped: applied={} (+{} held, applied later) duplicates={} stale={} failures={}"
+                        + " dead-lettered={}",
+                runner.applied(),
+                runner.heldApplied(),
+                runner.duplicates(),
+                runner.stale(),
+                runner.failures(),
+                runner.deadLettered());
     }
 }

@@ -12,8 +12,7 @@ import org.slf4j.LoggerFactory;
 public final class LedgerConsumerMain {
     private static final Logger LOG = LoggerFactory.getLogger(LedgerConsumerMain.class);
 
-    private LedgerConsumerMain() {
-    }
+    private LedgerConsumerMain() {}
 
     public static void main(String[] args) throws InterruptedException {
         ProcessSignals signals = ProcessSignals.install();

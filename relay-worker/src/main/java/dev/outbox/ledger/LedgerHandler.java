@@ -45,8 +45,14 @@ public class LedgerHandler implements MessageHandler {
 
     @Override
     public void apply(InboundMessage message) throws NonRetryableMessageException {
-        ledger.journal(LedgerConsumerApp.CONSUMER_NAME, instanceId, message.aggregateType(), message.aggregateId(),
-                message.aggregateVersion(), message.messageId(), message.messageType());
+        ledger.journal(
+                LedgerConsumerApp.CONSUMER_NAME,
+                instanceId,
+                message.aggregateType(),
+                message.aggregateId(),
+                message.aggregateVersion(),
+                message.messageId(),
+                message.messageType());
         String entryType;
         if (PaymentCaptured.TYPE.name().equals(message.messageType())) {
             entryType = LedgerEntry.CAPTURE;
@@ -56,14 +62,22 @@ public class LedgerHandler implements MessageHandler {
             return;
         }
         Map<?, ?> payload = validPayload(message);
-        LedgerEntry entry = new LedgerEntry(TimeOrderedIds.next(clock.millis()),
-                UUID.fromString((String) payload.get("orderId")), UUID.fromString((String) payload.get("paymentId")),
-                entryType, new BigDecimal((String) payload.get("amount")), (String) payload.get("currency"),
-                message.messageId(), null);
+        LedgerEntry entry = new LedgerEntry(
+                TimeOrderedIds.next(clock.millis()),
+                UUID.fromString((String) payload.get("orderId")),
+                UUID.fromString((String) payload.get("paymentId")),
+                entryType,
+                new BigDecimal((String) payload.get("amount")),
+                (String) payload.get("currency"),
+                message.messageId(),
+                null);
         if (ledger.insertIfAbsent(entry) == 0) {
             // a different message asked for the same effect: the business key already holds it
-            LOG.info("ledger already has a {} entry for payment {}; message_id={} changes nothing", entryType,
-                    entry.paymentId(), message.messageId());
+            LOG.info(
+                    "ledger already has a {} entry for payment {}; message_id={} changes nothing",
+                    entryType,
+                    entry.paymentId(),
+                    message.messageId());
         }
     }
 
@@ -85,8 +99,8 @@ public class LedgerHandler implements MessageHandler {
         } catch (JsonProcessingException e) {
             throw new NonRetryableMessageException("body is not JSON");
         }
-        List<String> violations = MessageContracts.onClasspath().violations(message.messageType(),
-                message.messageVersion(), message.aggregateId(), message.bodyText());
+        List<String> violations = MessageContracts.onClasspath()
+                .violations(message.messageType(), message.messageVersion(), message.aggregateId(), message.bodyText());
         if (!violations.isEmpty()) {
             throw new NonRetryableMessageException("breaks its contract: " + violations);
         }

@@ -31,14 +31,11 @@ public final class BackoffPolicy {
     }
 
     /** What to do after an attempt failed with a retryable error. */
-    public sealed interface Decision permits Retry, Park {
-    }
+    public sealed interface Decision permits Retry, Park {}
 
-    public record Retry(Duration delay) implements Decision {
-    }
+    public record Retry(Duration delay) implements Decision {}
 
-    public record Park(int attempts) implements Decision {
-    }
+    public record Park(int attempts) implements Decision {}
 
     public int maxAttempts() {
         return schedule.size();

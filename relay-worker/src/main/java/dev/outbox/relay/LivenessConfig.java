@@ -21,11 +21,20 @@ record LivenessConfig(boolean enabled, Duration checkInterval, Duration silentHo
     static LivenessConfig from(Settings s) {
         return new LivenessConfig(
                 s.bool("OUTBOX_RELAY_LIVENESS", true),
-                s.duration("OUTBOX_RELAY_LIVENESS_CHECK_INTERVAL", Duration.ofSeconds(2), Duration.ofMillis(50),
+                s.duration(
+                        "OUTBOX_RELAY_LIVENESS_CHECK_INTERVAL",
+                        Duration.ofSeconds(2),
+                        Duration.ofMillis(50),
                         Duration.ofMinutes(1)),
-                s.duration("OUTBOX_RELAY_LIVENESS_TIMEOUT", Duration.ofSeconds(10), Duration.ofSeconds(2),
+                s.duration(
+                        "OUTBOX_RELAY_LIVENESS_TIMEOUT",
+                        Duration.ofSeconds(10),
+                        Duration.ofSeconds(2),
                         Duration.ofMinutes(10)),
-                s.duration("OUTBOX_RELAY_LIVENESS_FORGET_AFTER", Duration.ofDays(1), Duration.ofMinutes(1),
+                s.duration(
+                        "OUTBOX_RELAY_LIVENESS_FORGET_AFTER",
+                        Duration.ofDays(1),
+                        Duration.ofMinutes(1),
                         Duration.ofDays(365)));
     }
 

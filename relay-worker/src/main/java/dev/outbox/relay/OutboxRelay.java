@@ -66,12 +66,19 @@ public final class OutboxRelay {
         lanes.forEach(PublishLane::start);
         long sweep = Math.max(10, Math.min(100, config.confirmTimeout().toMillis() / 10));
         timer.scheduleWithFixedDelay(this::expireOverdue, sweep, sweep, TimeUnit.MILLISECONDS);
-        timer.scheduleWithFixedDelay(this::recoverStaleLeases, 0, config.staleCheckInterval().toMillis(),
-                TimeUnit.MILLISECONDS);
-        LOG.info("relay {} started: {} publisher(s), batch {}, confirm window {}, poll {} ms, confirm timeout {} ms,"
-                        + " lease {} s, {} attempts", config.relayId(), config.publishers(), config.batchSize(),
-                config.confirmWindow(), config.pollInterval().toMillis(), config.confirmTimeout().toMillis(),
-                config.lease().toSeconds(), backoff.maxAttempts());
+        timer.scheduleWithFixedDelay(
+                this::recoverStaleLeases, 0, config.staleCheckInterval().toMillis(), TimeUnit.MILLISECONDS);
+        LOG.info(
+                "relay {} started: {} publisher(s), batch {}, confirm window {}, poll {} ms, confirm timeout {} ms,"
+                        + " lease {} s, {} attempts",
+                config.relayId(),
+                config.publishers(),
+                config.batchSize(),
+                config.confirmWindow(),
+                config.pollInterval().toMillis(),
+                config.confirmTimeout().toMillis(),
+                config.lease().toSeconds(),
+                backoff.maxAttempts());
     }
 
     /** True between start and stop. */
@@ -118,8 +125,8 @@ public final class OutboxRelay {
             }
             if (expired > 0) {
                 // a connection that leaves confirms unanswered this long cannot be trusted with more
-                session.recycle(expired + " message(s) had no confirm within " + config.confirmTimeout().toMillis()
-                        + " ms");
+                session.recycle(expired + " message(s) had no confirm within "
+                        + config.confirmTimeout().toMillis() + " ms");
             }
         } catch (RuntimeException | Error e) {
             // a scheduled task that throws is never run again: this one must survive anything
@@ -130,14 +137,18 @@ public final class OutboxRelay {
 
     private void recoverStaleLeases() {
         try {
-            List<OutboxMapper.StaleLease> released = store.releaseStaleLocks(config.lease(), backoff.maxAttempts(),
-                    1_000);
+            List<OutboxMapper.StaleLease> released =
+                    store.releaseStaleLocks(config.lease(), backoff.maxAttempts(), 1_000);
             for (OutboxMapper.StaleLease s : released) {
                 stats.staleLockRecovered();
                 org.slf4j.MDC.put("message_id", s.id().toString());
                 try {
-                    LOG.warn("recovered stale lease: message_id={} held by {} for over {} s is now {} (STALE_LOCK)",
-                            s.id(), s.lockedBy(), config.lease().toSeconds(), s.status());
+                    LOG.warn(
+                            "recovered stale lease: message_id={} held by {} for over {} s is now {} (STALE_LOCK)",
+                            s.id(),
+                            s.lockedBy(),
+                            config.lease().toSeconds(),
+                            s.status());
                 } finally {
                     org.slf4j.MDC.remove("message_id");
                 }
@@ -178,8 +189,10 @@ public final class OutboxRelay {
                 }
             }
             if (!settled || unknown > 0) {
-                LOG.warn("{} message(s) unconfirmed at shutdown are given back without counting the attempt; they"
-                        + " may be published again (consumers deduplicate on messageId)", unknown);
+                LOG.warn(
+                        "{} message(s) unconfirmed at shutdown are given back without counting the attempt; they"
+                                + " may be published again (consumers deduplicate on messageId)",
+                        unknown);
             }
             recorder.stopAndFlush(Duration.ofSeconds(30));
             waits.withdraw();

@@ -55,15 +55,12 @@ final class OutcomeRecorder implements Runnable {
         OutboxRecord row();
     }
 
-    record Published(OutboxRecord row, long confirmNanos) implements Outcome {
-    }
+    record Published(OutboxRecord row, long confirmNanos) implements Outcome {}
 
-    record Failed(OutboxRecord row, Failure failure) implements Outcome {
-    }
+    record Failed(OutboxRecord row, Failure failure) implements Outcome {}
 
     /** Not sent (or fate unknown at shutdown): give back without counting the attempt. */
-    record Released(OutboxRecord row, ErrorCode reason, String detail) implements Outcome {
-    }
+    record Released(OutboxRecord row, ErrorCode reason, String detail) implements Outcome {}
 
     private final String relayId;
     private final OutboxStore store;
@@ -76,11 +73,13 @@ final class OutcomeRecorder implements Runnable {
     private final List<Outcome> batch;
     /** How many outcomes of {@link #batch} one write takes: all of them, except while isolating a refused row. */
     private int part;
+
     private int soloFailures;
     /** Consecutive failed writes because the database was away; only the recorder's thread touches it. */
     private int outages;
     /** Consecutive failed writes of the same outcomes refused by a reachable database. */
     private int refusals;
+
     private volatile boolean running = true;
     private volatile Thread thread;
 
@@ -114,8 +113,11 @@ final class OutcomeRecorder implements Runnable {
         if (t != null) {
             t.join(timeout.toMillis());
             if (t.isAlive()) {
-                LOG.error("{} outcome(s) could not be written within {} ms; their rows stay leased until"
-                        + " stale-lock recovery", queue.size(), timeout.toMillis());
+                LOG.error(
+                        "{} outcome(s) could not be written within {} ms; their rows stay leased until"
+                                + " stale-lock recovery",
+                        queue.size(),
+                        timeout.toMillis());
                 t.interrupt();
             }
         }
@@ -169,8 +171,11 @@ final class OutcomeRecorder implements Runnable {
         if (e instanceof DatabaseUnavailableException) {
             stats.markFailed(true);
             Duration wait = dbBackoff.delay(outages++);
-            LOG.warn("cannot record {} outcome(s) ({}); keeping them and retrying in {} ms", batch.size(),
-                    e.getMessage(), wait.toMillis());
+            LOG.warn(
+                    "cannot record {} outcome(s) ({}); keeping them and retrying in {} ms",
+                    batch.size(),
+                    e.getMessage(),
+                    wait.toMillis());
             Thread.sleep(wait.toMillis());
             return;
         }
@@ -179,8 +184,12 @@ final class OutcomeRecorder implements Runnable {
             boolean isolating = part < maxBatch;
             if (!isolating && ++refusals < REFUSALS_BEFORE_ISOLATING) {
                 Duration wait = dbBackoff.delay(refusals - 1);
-                LOG.warn("cannot record {} outcome(s) ({}); refused {} time(s) in a row, retrying in {} ms",
-                        batch.size(), e.getMessage(), refusals, wait.toMillis());
+                LOG.warn(
+                        "cannot record {} outcome(s) ({}); refused {} time(s) in a row, retrying in {} ms",
+                        batch.size(),
+                        e.getMessage(),
+                        refusals,
+                        wait.toMillis());
                 Thread.sleep(wait.toMillis());
                 return;
             }
@@ -207,15 +216,25 @@ final class OutcomeRecorder implements Runnable {
         int size = Math.min(part, batch.size());
         if (size > 1) {
             part = Math.max(1, size / 2);
-            LOG.warn("cannot record {} outcome(s) ({}); writing them in parts of {} to find the one(s) the database"
-                    + " refuses", size, describe(e), part);
+            LOG.warn(
+                    "cannot record {} outcome(s) ({}); writing them in parts of {} to find the one(s) the database"
+                            + " refuses",
+                    size,
+                    describe(e),
+                    part);
             return;
         }
         Outcome alone = batch.get(0);
         if (++soloFailures < SOLO_ATTEMPTS) {
             Duration wait = dbBackoff.delay(soloFailures);
-            withRow(alone.row(), () -> LOG.warn("cannot record {} for message_id={} ({}); trying it alone again in"
-                    + " {} ms", kind(alone), alone.row().id(), describe(e), wait.toMillis()));
+            withRow(
+                    alone.row(),
+                    () -> LOG.warn(
+                            "cannot record {} for message_id={} ({}); trying it alone again in" + " {} ms",
+                            kind(alone),
+                            alone.row().id(),
+                            describe(e),
+                            wait.toMillis()));
             Thread.sleep(wait.toMillis());
             return;
         }
@@ -223,10 +242,19 @@ final class OutcomeRecorder implements Runnable {
         soloFailures = 0;
         part = maxBatch;
         stats.outcomeUnrecorded();
-        withRow(alone.row(), () -> LOG.error("gave up recording {} for message_id={} {} after {} attempts ({}); the row"
-                + " stays leased by {} until stale-lease recovery releases it{}", kind(alone), alone.row().id(),
-                alone.row().messageType(), SOLO_ATTEMPTS, describe(e), relayId,
-                alone instanceof Published ? ", and it will be published again with the same messageId" : "", e));
+        withRow(
+                alone.row(),
+                () -> LOG.error(
+                        "gave up recording {} for message_id={} {} after {} attempts ({}); the row"
+                                + " stays leased by {} until stale-lease recovery releases it{}",
+                        kind(alone),
+                        alone.row().id(),
+                        alone.row().messageType(),
+                        SOLO_ATTEMPTS,
+                        describe(e),
+                        relayId,
+                        alone instanceof Published ? ", and it will be published again with the same messageId" : "",
+                        e));
     }
 
     private static String describe(Throwable e) {
@@ -267,7 +295,8 @@ final class OutcomeRecorder implements Runnable {
             }
         }
         if (!failed.isEmpty()) {
-            List<Failure> failures = failed.stream().map(o -> ((Failed) o).failure()).toList();
+            List<Failure> failures =
+                    failed.stream().map(o -> ((Failed) o).failure()).toList();
             Set<UUID> changed = store.recordFailures(relayId, failures);
             committed(failed);
             lostLeases(failed, changed, "failure");
@@ -304,9 +333,14 @@ final class OutcomeRecorder implements Runnable {
             if (!changed.contains(o.row().id())) {
                 stats.lostLease();
                 Lease l = o.row().lease();
-                withRow(o.row(), () -> LOG.warn("lost lease: could not record {} for message_id={} (token {}):"
-                        + " another relay or stale-lock recovery took the row first; its outcome stands", what, l.id(),
-                        l.token()));
+                withRow(
+                        o.row(),
+                        () -> LOG.warn(
+                                "lost lease: could not record {} for message_id={} (token {}):"
+                                        + " another relay or stale-lock recovery took the row first; its outcome stands",
+                                what,
+                                l.id(),
+                                l.token()));
             }
         }
     }
@@ -314,11 +348,22 @@ final class OutcomeRecorder implements Runnable {
     private void logFailure(OutboxRecord row, Failure f) {
         withRow(row, () -> {
             if (f.park()) {
-                LOG.error("parked message_id={} {} after {} attempt(s): {} {}", row.id(), row.messageType(),
-                        row.attemptCount(), f.code(), f.message());
+                LOG.error(
+                        "parked message_id={} {} after {} attempt(s): {} {}",
+                        row.id(),
+                        row.messageType(),
+                        row.attemptCount(),
+                        f.code(),
+                        f.message());
             } else {
-                LOG.warn("attempt {} of message_id={} {} failed: {} {}; retry in {} ms", row.attemptCount(), row.id(),
-                        row.messageType(), f.code(), f.message(), f.delay().toMillis());
+                LOG.warn(
+                        "attempt {} of message_id={} {} failed: {} {}; retry in {} ms",
+                        row.attemptCount(),
+                        row.id(),
+                        row.messageType(),
+                        f.code(),
+                        f.message(),
+                        f.delay().toMillis());
             }
         });
     }

@@ -62,7 +62,8 @@ final class PendingListener implements AutoCloseable {
 
     /** Why listening failed: the database (connection lost, refused) or anything else. */
     enum FailureKind {
-        DATABASE, UNEXPECTED
+        DATABASE,
+        UNEXPECTED
     }
 
     /** Times listening failed and was started again, by kind. */
@@ -99,14 +100,21 @@ final class PendingListener implements AutoCloseable {
                 long delay = backoff.delay(failures).toMillis();
                 if (e instanceof SQLException sql) {
                     databaseFailures.incrementAndGet();
-                    LOG.warn("listening for {} failed ({}: {}); relying on polling, retrying in {} ms", CHANNEL,
-                            sql.getSQLState(), sql.getMessage(), delay);
+                    LOG.warn(
+                            "listening for {} failed ({}: {}); relying on polling, retrying in {} ms",
+                            CHANNEL,
+                            sql.getSQLState(),
+                            sql.getMessage(),
+                            delay);
                 } else {
                     // a bug or a driver surprise, an Error included, must not end the listener: without it
                     // an idle relay waits a whole poll interval for every row
                     unexpectedFailures.incrementAndGet();
-                    LOG.error("listening for {} failed unexpectedly; relying on polling, listening again in {} ms",
-                            CHANNEL, delay, e);
+                    LOG.error(
+                            "listening for {} failed unexpectedly; relying on polling, listening again in {} ms",
+                            CHANNEL,
+                            delay,
+                            e);
                 }
                 try {
                     Thread.sleep(delay);

@@ -28,8 +28,9 @@ public final class ProcessEndpoint implements AutoCloseable {
         this.executor = executor;
     }
 
-    public static ProcessEndpoint start(String host, int port, PrometheusMeterRegistry registry, BooleanSupplier live,
-            Supplier<HealthReport> ready) throws IOException {
+    public static ProcessEndpoint start(
+            String host, int port, PrometheusMeterRegistry registry, BooleanSupplier live, Supplier<HealthReport> ready)
+            throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 16);
         ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "worker-http");
@@ -37,8 +38,8 @@ public final class ProcessEndpoint implements AutoCloseable {
             return t;
         });
         server.setExecutor(executor);
-        server.createContext("/metrics", ex -> respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8",
-                registry.scrape()));
+        server.createContext(
+                "/metrics", ex -> respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
         server.createContext("/health/live", ex -> {
             boolean up = live.getAsBoolean();
             respond(ex, up ? 200 : 503, "application/json", "{\"status\":\"" + (up ? "UP" : "DOWN") + "\"}");

@@ -29,8 +29,7 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
     private static final Logger LOG = LoggerFactory.getLogger(PublishLane.class);
 
     /** A message in flight when its channel was closed with a destination error. */
-    private record Suspect(OutboxRecord row, ErrorCode code, String detail) {
-    }
+    private record Suspect(OutboxRecord row, ErrorCode code, String detail) {}
 
     private final int index;
     private final RelayConfig config;
@@ -49,8 +48,17 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
     private volatile boolean stopping;
     private Thread thread;
 
-    PublishLane(int index, RelayConfig config, OutboxStore store, BrokerSession session, OutcomeRecorder recorder,
-            BackoffPolicy backoff, RelayStats stats, Wakeup wakeup, WaitAnnouncer waits, ClaimGate claims) {
+    PublishLane(
+            int index,
+            RelayConfig config,
+            OutboxStore store,
+            BrokerSession session,
+            OutcomeRecorder recorder,
+            BackoffPolicy backoff,
+            RelayStats stats,
+            Wakeup wakeup,
+            WaitAnnouncer waits,
+            ClaimGate claims) {
         this.waits = waits;
         this.claims = claims;
         this.index = index;
@@ -98,8 +106,8 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
                     }
                     continue;
                 }
-                List<OutboxRecord> rows = store.claim(config.relayId(), Math.min(config.batchSize(), free),
-                        config.unorderedTypes());
+                List<OutboxRecord> rows =
+                        store.claim(config.relayId(), Math.min(config.batchSize(), free), config.unorderedTypes());
                 if (dbFailures > 0) {
                     LOG.info("database reachable again after {} failed attempt(s)", dbFailures);
                     dbFailures = 0;
@@ -116,8 +124,11 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
             } catch (DataAccessException e) {
                 Duration wait = dbBackoff.delay(dbFailures);
                 if (dbFailures == 0 || Integer.bitCount(dbFailures) == 1) {
-                    LOG.warn("cannot claim from the outbox ({}); attempt {} failed, retrying in {} ms", e.getMessage(),
-                            dbFailures + 1, wait.toMillis());
+                    LOG.warn(
+                            "cannot claim from the outbox ({}); attempt {} failed, retrying in {} ms",
+                            e.getMessage(),
+                            dbFailures + 1,
+                            wait.toMillis());
                 }
                 dbFailures++;
                 pause(wait);
@@ -175,7 +186,10 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
                 // With the connection gone the broker is unavailable; with only the channel closed
                 // (a channel error on another row) a fresh channel takes them at once.
                 boolean brokerGone = session.connection() == null;
-                releaseFrom(rows, i, brokerGone ? ErrorCode.BROKER_UNAVAILABLE : null,
+                releaseFrom(
+                        rows,
+                        i,
+                        brokerGone ? ErrorCode.BROKER_UNAVAILABLE : null,
                         brokerGone ? "not sent: " + e.getMessage() : null);
                 return;
             }
@@ -208,8 +222,8 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
                 continue;
             }
             long sent = System.nanoTime();
-            ConfirmPublisher.SoloOutcome outcome = ConfirmPublisher.publishAlone(connection, ready.message(),
-                    config.confirmTimeout());
+            ConfirmPublisher.SoloOutcome outcome =
+                    ConfirmPublisher.publishAlone(connection, ready.message(), config.confirmTimeout());
             stats.attempted();
             if (outcome.confirmed()) {
                 confirmed(s.row(), System.nanoTime() - sent);

@@ -5,6 +5,7 @@ import com.google.inject.Injector;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import dev.outbox.config.ConfigurationException;
+import dev.outbox.config.HealthReport;
 import dev.outbox.config.Settings;
 import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.messaging.BrokerSession;
@@ -13,7 +14,6 @@ import dev.outbox.messaging.FailureDescriptions;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.Database;
 import dev.outbox.persistence.DatabaseConfig;
-import dev.outbox.config.HealthReport;
 import dev.outbox.persistence.metrics.Metrics;
 import dev.outbox.persistence.metrics.OutboxGauges;
 import dev.outbox.persistence.metrics.RelayGauges;
@@ -25,11 +25,11 @@ import dev.outbox.persistence.retention.RetentionRun;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.io.IOException;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,8 +48,14 @@ public final class RelayApp implements AutoCloseable {
     private final PendingListener listener;
     private final RelayLiveness liveness;
 
-    private RelayApp(Database database, BrokerSession session, OutboxRelay relay, ProcessEndpoint endpoint,
-            RetentionSchedule retention, PendingListener listener, RelayLiveness liveness) {
+    private RelayApp(
+            Database database,
+            BrokerSession session,
+            OutboxRelay relay,
+            ProcessEndpoint endpoint,
+            RetentionSchedule retention,
+            PendingListener listener,
+            RelayLiveness liveness) {
         this.listener = listener;
         this.liveness = liveness;
         this.database = database;
@@ -61,19 +67,21 @@ public final class RelayApp implements AutoCloseable {
 
     public static RelayApp start(Settings settings) {
         RelayConfig config = RelayConfig.from(settings);
-        String dbUrl = settings.optional("OUTBOX_DB_URL").orElseThrow(() -> new ConfigurationException(
-                "OUTBOX_DB_URL is not set (the relay needs the outbox's database; the launcher starts an embedded"
-                        + " one when it is unset)"));
-        String amqpUri = settings.optional("OUTBOX_AMQP_URI").orElseThrow(() -> new ConfigurationException(
-                "OUTBOX_AMQP_URI is not set (the launcher starts an embedded broker when it is unset)"));
+        String dbUrl = settings.optional("OUTBOX_DB_URL")
+                .orElseThrow(() -> new ConfigurationException(
+                        "OUTBOX_DB_URL is not set (the relay needs the outbox's database; the launcher starts an embedded"
+                                + " one when it is unset)"));
+        String amqpUri = settings.optional("OUTBOX_AMQP_URI")
+                .orElseThrow(() -> new ConfigurationException(
+                        "OUTBOX_AMQP_URI is not set (the launcher starts an embedded broker when it is unset)"));
         boolean declareTopology = settings.bool("OUTBOX_RELAY_DECLARE_TOPOLOGY", true);
         boolean listen = settings.bool("OUTBOX_RELAY_LISTEN", true);
         RetentionPolicy retentionPolicy = RetentionPolicy.from(settings);
         int httpPort = settings.integer("OUTBOX_RELAY_HTTP_PORT", 8081, -1, 65_535);
         String httpHost = settings.string("OUTBOX_RELAY_HTTP_HOST", "0.0.0.0");
-        DatabaseConfig databaseConfig = DatabaseConfig.from(settings, dbUrl, "outbox-relay").withCustomPlans();
-        Database database = Database.start(databaseConfig,
-                settings.bool("OUTBOX_DB_MIGRATE", true));
+        DatabaseConfig databaseConfig =
+                DatabaseConfig.from(settings, dbUrl, "outbox-relay").withCustomPlans();
+        Database database = Database.start(databaseConfig, settings.bool("OUTBOX_DB_MIGRATE", true));
         List<AutoCloseable> started = new ArrayList<>();
         try {
             Injector injector = Guice.createInjector(database.module());
@@ -81,22 +89,33 @@ public final class RelayApp implements AutoCloseable {
             BrokerSession session = new BrokerSession(
                     BrokerConfig.from(settings, amqpUri, "outbox-relay " + config.relayId()),
                     new ExponentialBackoff(config.reconnectInitial(), config.reconnectMax()),
-                    declareTopology ? RelayApp::declareTopology : c -> { });
-            OutboxRelay relay = new OutboxRelay(config, injector.getInstance(OutboxStore.class), session,
-                    new RelayStats(registry));
+                    declareTopology ? RelayApp::declareTopology : c -> {});
+            OutboxRelay relay =
+                    new OutboxRelay(config, injector.getInstance(OutboxStore.class), session, new RelayStats(registry));
             OutboxGauges.register(registry, injector.getInstance(OutboxStatsReader.class), Duration.ofSeconds(5));
             Gauge.builder("outbox.broker.available", session, s -> s.isAvailable() ? 1 : 0)
-                    .description("1 while the relay has a usable broker connection (circuit closed)").strongReference(true)
+                    .description("1 while the relay has a usable broker connection (circuit closed)")
+                    .strongReference(true)
                     .register(registry);
             Gauge.builder("outbox.relay.in_flight", relay, OutboxRelay::inFlight)
-                    .description("messages sent and not yet confirmed").strongReference(true).register(registry);
+                    .description("messages sent and not yet confirmed")
+                    .strongReference(true)
+                    .register(registry);
             RelayRegistry relays = injector.getInstance(RelayRegistry.class);
             RelayGauges.register(registry, relays, Duration.ofSeconds(5));
             LivenessConfig livenessConfig = LivenessConfig.from(settings);
             RelayLiveness liveness = null;
             if (livenessConfig.enabled()) {
-                liveness = new RelayLiveness(livenessConfig, databaseConfig, config.relayId(), relays, relay.claims(),
-                        relay::wakeUp, livenessConfig.reconnectBackoff(), config.backoff().size(), registry);
+                liveness = new RelayLiveness(
+                        livenessConfig,
+                        databaseConfig,
+                        config.relayId(),
+                        relays,
+                        relay.claims(),
+                        relay::wakeUp,
+                        livenessConfig.reconnectBackoff(),
+                        config.backoff().size(),
+                        registry);
                 // before the relay starts: it claims nothing until it holds its lock and has taken back its rows
                 liveness.start();
                 started.add(liveness);
@@ -109,7 +128,9 @@ public final class RelayApp implements AutoCloseable {
             started.add(relay::stop);
             PendingListener listener = null;
             if (listen) {
-                listener = new PendingListener(databaseConfig, relay::wakeUp,
+                listener = new PendingListener(
+                        databaseConfig,
+                        relay::wakeUp,
                         new ExponentialBackoff(config.reconnectInitial(), config.reconnectMax()));
                 FunctionCounter.builder("outbox.relay.notifications", listener, PendingListener::notifications)
                         .description("outbox_pending notifications received (each wakes the idle publishers)")
@@ -173,8 +194,10 @@ public final class RelayApp implements AutoCloseable {
                     return;
                 }
                 case REMOVED -> {
-                    LOG.info("relay {} runs without liveness: removed its id from the relay registry (an earlier run"
-                            + " registered it), so its leases are recovered by the lease alone", relayId);
+                    LOG.info(
+                            "relay {} runs without liveness: removed its id from the relay registry (an earlier run"
+                                    + " registered it), so its leases are recovered by the lease alone",
+                            relayId);
                     return;
                 }
                 case LOCK_HELD -> {

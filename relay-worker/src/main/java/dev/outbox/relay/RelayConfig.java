@@ -28,13 +28,28 @@ import java.util.List;
  *     A type is unordered when its contract says {@code "ordered": false}; the
  *     {@code OUTBOX_RELAY_UNORDERED_TYPES} list adds to those
  */
-public record RelayConfig(String relayId, int publishers, int batchSize, int confirmWindow, Duration pollInterval,
-        Duration confirmTimeout, Duration lease, Duration staleCheckInterval, List<Duration> backoff,
-        Duration reconnectInitial, Duration reconnectMax, Duration shutdownTimeout, int markBatchSize,
+public record RelayConfig(
+        String relayId,
+        int publishers,
+        int batchSize,
+        int confirmWindow,
+        Duration pollInterval,
+        Duration confirmTimeout,
+        Duration lease,
+        Duration staleCheckInterval,
+        List<Duration> backoff,
+        Duration reconnectInitial,
+        Duration reconnectMax,
+        Duration shutdownTimeout,
+        int markBatchSize,
         java.util.Set<String> unorderedTypes) {
 
-    public static final List<Duration> DEFAULT_BACKOFF = List.of(Duration.ZERO, Duration.ofSeconds(10),
-            Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15));
+    public static final List<Duration> DEFAULT_BACKOFF = List.of(
+            Duration.ZERO,
+            Duration.ofSeconds(10),
+            Duration.ofMinutes(1),
+            Duration.ofMinutes(5),
+            Duration.ofMinutes(15));
 
     public RelayConfig {
         if (lease.compareTo(confirmTimeout.multipliedBy(3)) < 0) {
@@ -55,20 +70,35 @@ public record RelayConfig(String relayId, int publishers, int batchSize, int con
                 s.integer("OUTBOX_RELAY_PUBLISHERS", 1, 1, 64),
                 s.integer("OUTBOX_RELAY_BATCH_SIZE", 512, 1, 10_000),
                 s.integer("OUTBOX_RELAY_CONFIRM_WINDOW", 4_096, 1, 65_535),
-                s.duration("OUTBOX_RELAY_POLL_INTERVAL", Duration.ofMillis(100), Duration.ofMillis(1),
+                s.duration(
+                        "OUTBOX_RELAY_POLL_INTERVAL",
+                        Duration.ofMillis(100),
+                        Duration.ofMillis(1),
                         Duration.ofMinutes(1)),
-                s.duration("OUTBOX_RELAY_CONFIRM_TIMEOUT", Duration.ofSeconds(10), Duration.ofMillis(100),
+                s.duration(
+                        "OUTBOX_RELAY_CONFIRM_TIMEOUT",
+                        Duration.ofSeconds(10),
+                        Duration.ofMillis(100),
                         Duration.ofMinutes(10)),
                 s.duration("OUTBOX_RELAY_LEASE", Duration.ofMinutes(2), Duration.ofSeconds(1), Duration.ofHours(24)),
-                s.duration("OUTBOX_RELAY_STALE_CHECK_INTERVAL", Duration.ofSeconds(15), Duration.ofMillis(100),
+                s.duration(
+                        "OUTBOX_RELAY_STALE_CHECK_INTERVAL",
+                        Duration.ofSeconds(15),
+                        Duration.ofMillis(100),
                         Duration.ofHours(1)),
                 s.durations("OUTBOX_RELAY_BACKOFF", DEFAULT_BACKOFF),
-                s.duration("OUTBOX_RELAY_RECONNECT_INITIAL", Duration.ofMillis(500), Duration.ofMillis(10),
+                s.duration(
+                        "OUTBOX_RELAY_RECONNECT_INITIAL",
+                        Duration.ofMillis(500),
+                        Duration.ofMillis(10),
                         Duration.ofMinutes(1)),
-                s.duration("OUTBOX_RELAY_RECONNECT_MAX", Duration.ofSeconds(30), Duration.ofMillis(10),
+                s.duration(
+                        "OUTBOX_RELAY_RECONNECT_MAX",
+                        Duration.ofSeconds(30),
+                        Duration.ofMillis(10),
                         Duration.ofMinutes(10)),
-                s.duration("OUTBOX_RELAY_SHUTDOWN_TIMEOUT", Duration.ofSeconds(10), Duration.ZERO,
-                        Duration.ofMinutes(10)),
+                s.duration(
+                        "OUTBOX_RELAY_SHUTDOWN_TIMEOUT", Duration.ofSeconds(10), Duration.ZERO, Duration.ofMinutes(10)),
                 s.integer("OUTBOX_RELAY_MARK_BATCH_SIZE", 1_000, 1, 50_000),
                 unordered(s.list("OUTBOX_RELAY_UNORDERED_TYPES")));
     }
@@ -78,7 +108,8 @@ public record RelayConfig(String relayId, int publishers, int batchSize, int con
      * without a contract here, or as an operator's override while an ordered type's head is stuck.
      */
     private static java.util.Set<String> unordered(java.util.Collection<String> configured) {
-        java.util.Set<String> out = new java.util.TreeSet<>(MessageContracts.onClasspath().unorderedTypes());
+        java.util.Set<String> out =
+                new java.util.TreeSet<>(MessageContracts.onClasspath().unorderedTypes());
         out.addAll(configured);
         return out;
     }
@@ -94,8 +125,20 @@ public record RelayConfig(String relayId, int publishers, int batchSize, int con
     }
 
     public RelayConfig withRelayId(String id) {
-        return new RelayConfig(id, publishers, batchSize, confirmWindow, pollInterval, confirmTimeout, lease,
-                staleCheckInterval, backoff, reconnectInitial, reconnectMax, shutdownTimeout, markBatchSize,
+        return new RelayConfig(
+                id,
+                publishers,
+                batchSize,
+                confirmWindow,
+                pollInterval,
+                confirmTimeout,
+                lease,
+                staleCheckInterval,
+                backoff,
+                reconnectInitial,
+                reconnectMax,
+                shutdownTimeout,
+                markBatchSize,
                 unorderedTypes);
     }
 }

@@ -77,15 +77,39 @@ final class RelayLiveness implements AutoCloseable {
     private volatile String state = "DOWN: taking the liveness lock; not claiming yet";
     private volatile int backendPid = -1;
 
-    RelayLiveness(LivenessConfig config, DatabaseConfig database, String relayId, RelayRegistry registry,
-            ClaimGate gate, Runnable wakeUp, ExponentialBackoff backoff, int maxAttempts, MeterRegistry meters) {
-        this(config, () -> RelayLock.connect(database, relayId, config.silentHostTimeout()), relayId, registry, gate,
-                wakeUp, backoff, maxAttempts, meters);
+    RelayLiveness(
+            LivenessConfig config,
+            DatabaseConfig database,
+            String relayId,
+            RelayRegistry registry,
+            ClaimGate gate,
+            Runnable wakeUp,
+            ExponentialBackoff backoff,
+            int maxAttempts,
+            MeterRegistry meters) {
+        this(
+                config,
+                () -> RelayLock.connect(database, relayId, config.silentHostTimeout()),
+                relayId,
+                registry,
+                gate,
+                wakeUp,
+                backoff,
+                maxAttempts,
+                meters);
     }
 
     /** {@code connector} opens a new session of the relay's lock each time it is called. */
-    RelayLiveness(LivenessConfig config, Supplier<LivenessLock> connector, String relayId, RelayRegistry registry,
-            ClaimGate gate, Runnable wakeUp, ExponentialBackoff backoff, int maxAttempts, MeterRegistry meters) {
+    RelayLiveness(
+            LivenessConfig config,
+            Supplier<LivenessLock> connector,
+            String relayId,
+            RelayRegistry registry,
+            ClaimGate gate,
+            Runnable wakeUp,
+            ExponentialBackoff backoff,
+            int maxAttempts,
+            MeterRegistry meters) {
         this.maxAttempts = maxAttempts;
         this.config = config;
         this.connector = connector;
@@ -107,9 +131,12 @@ final class RelayLiveness implements AutoCloseable {
                 .description("attempts to take the liveness lock refused because another process holds this relay id")
                 .register(meters);
         errors = Counter.builder("outbox.relay.liveness.errors")
-                .description("failed liveness checks and dead-relay sweeps (each is retried)").register(meters);
-        Gauge.builder("outbox.relay.liveness.held", this, l -> l.held ? 1 : 0).strongReference(true)
-                .description("1 while this relay holds its liveness lock and may claim").register(meters);
+                .description("failed liveness checks and dead-relay sweeps (each is retried)")
+                .register(meters);
+        Gauge.builder("outbox.relay.liveness.held", this, l -> l.held ? 1 : 0)
+                .strongReference(true)
+                .description("1 while this relay holds its liveness lock and may claim")
+                .register(meters);
     }
 
     /** Closes the claim gate until the lock is held, then starts holding it and sweeping. */
@@ -167,7 +194,8 @@ final class RelayLiveness implements AutoCloseable {
                 backendPid = -1;
                 state = "DOWN: the liveness holder stopped; not claiming";
                 gate.close("the liveness holder stopped");
-                LOG.error("relay {}: the liveness holder stopped while the relay runs; it claims nothing from now on",
+                LOG.error(
+                        "relay {}: the liveness holder stopped while the relay runs; it claims nothing from now on",
                         relayId);
             } else {
                 held = false;
@@ -196,10 +224,15 @@ final class RelayLiveness implements AutoCloseable {
                 acquisitions.incrementAndGet();
                 gate.open();
                 if (failures > 0 || acquisitions.get() > 1) {
-                    LOG.info("relay {} holds its liveness lock again (database backend {}); claiming resumes", relayId,
+                    LOG.info(
+                            "relay {} holds its liveness lock again (database backend {}); claiming resumes",
+                            relayId,
                             backendPid);
                 } else {
-                    LOG.info("relay {} holds its liveness lock (database backend {}, key {})", relayId, backendPid,
+                    LOG.info(
+                            "relay {} holds its liveness lock (database backend {}, key {})",
+                            relayId,
+                            backendPid,
                             lock.lockKey());
                 }
                 failures = 0;
@@ -220,12 +253,20 @@ final class RelayLiveness implements AutoCloseable {
                     held = false;
                     lost.increment();
                     gate.close("lost the liveness lock: " + why);
-                    LOG.error("relay {} lost its liveness lock ({}): it claims nothing until it holds the lock again;"
-                            + " other relays may now give away the rows it has in flight, and the fence will refuse its"
-                            + " marks on those", relayId, why, e instanceof DataAccessException ? null : e);
+                    LOG.error(
+                            "relay {} lost its liveness lock ({}): it claims nothing until it holds the lock again;"
+                                    + " other relays may now give away the rows it has in flight, and the fence will refuse its"
+                                    + " marks on those",
+                            relayId,
+                            why,
+                            e instanceof DataAccessException ? null : e);
                 } else if (failures == 1 || Integer.bitCount(failures) == 1) {
-                    LOG.warn("relay {} cannot take its liveness lock ({}); attempt {} failed, not claiming", relayId,
-                            why, failures, e instanceof DataAccessException ? null : e);
+                    LOG.warn(
+                            "relay {} cannot take its liveness lock ({}); attempt {} failed, not claiming",
+                            relayId,
+                            why,
+                            failures,
+                            e instanceof DataAccessException ? null : e);
                 }
                 state = "DOWN: no liveness lock (" + why + "); not claiming";
                 backendPid = -1;
@@ -256,18 +297,23 @@ final class RelayLiveness implements AutoCloseable {
             if (refusals == 1 && !holder.livenessSession()) {
                 long retry = Math.min(SWEEP_RETRY_MILLIS, config.checkInterval().toMillis());
                 state = "DOWN: waiting for its liveness lock, held by " + holder.description() + "; not claiming";
-                LOG.info("relay id {}: its liveness lock is held by {}, most likely another relay's sweep giving back"
-                        + " the rows a previous incarnation of this id left; trying again in {} ms", relayId,
-                        holder.description(), retry);
+                LOG.info(
+                        "relay id {}: its liveness lock is held by {}, most likely another relay's sweep giving back"
+                                + " the rows a previous incarnation of this id left; trying again in {} ms",
+                        relayId,
+                        holder.description(),
+                        retry);
                 Thread.sleep(retry);
                 continue;
             }
             refused.increment();
             state = "DOWN: relay id " + relayId + " is in use by another process; not claiming";
             if (inUse % 30 == 0) {
-                LOG.error("relay id {} is in use: its liveness lock is held by {}. This process claims nothing"
-                        + " until that one is gone; two live processes must never share OUTBOX_RELAY_ID",
-                        relayId, holder.description());
+                LOG.error(
+                        "relay id {} is in use: its liveness lock is held by {}. This process claims nothing"
+                                + " until that one is gone; two live processes must never share OUTBOX_RELAY_ID",
+                        relayId,
+                        holder.description());
             }
             inUse++;
             Thread.sleep(config.checkInterval().toMillis());
@@ -286,9 +332,11 @@ final class RelayLiveness implements AutoCloseable {
         } while (batch.size() == RELEASE_BATCH);
         if (total > 0) {
             recovered.increment(total);
-            LOG.warn("relay {} took back {} row(s) its previous incarnation had leased and not recorded (RELAY_DIED);"
-                    + " they are due now and may be published a second time (consumers deduplicate on messageId)",
-                    relayId, total);
+            LOG.warn(
+                    "relay {} took back {} row(s) its previous incarnation had leased and not recorded (RELAY_DIED);"
+                            + " they are due now and may be published a second time (consumers deduplicate on messageId)",
+                    relayId,
+                    total);
         }
     }
 
@@ -308,16 +356,23 @@ final class RelayLiveness implements AutoCloseable {
                 }
             } while (batch.size() == RELEASE_BATCH);
             if (!byRelay.isEmpty()) {
-                int total = byRelay.values().stream().mapToInt(Integer::intValue).sum();
+                int total =
+                        byRelay.values().stream().mapToInt(Integer::intValue).sum();
                 recovered.increment(total);
-                LOG.warn("relay(s) died holding leases (their liveness lock is free): gave back {} row(s), due now,"
-                        + " attempt not counted (RELAY_DIED): {}", total, byRelay);
+                LOG.warn(
+                        "relay(s) died holding leases (their liveness lock is free): gave back {} row(s), due now,"
+                                + " attempt not counted (RELAY_DIED): {}",
+                        total,
+                        byRelay);
                 wakeUp.run();
             }
             if (sweeps.incrementAndGet() % FORGET_EVERY == 0) {
                 List<String> forgotten = registry.forgetDead(config.forgetAfter());
                 if (!forgotten.isEmpty()) {
-                    LOG.info("forgot {} relay(s) dead for over {}: {}", forgotten.size(), config.forgetAfter(),
+                    LOG.info(
+                            "forgot {} relay(s) dead for over {}: {}",
+                            forgotten.size(),
+                            config.forgetAfter(),
                             forgotten);
                 }
             }
@@ -326,7 +381,10 @@ final class RelayLiveness implements AutoCloseable {
             LOG.warn("dead-relay sweep skipped: {}", e.getMessage());
         } catch (RuntimeException e) {
             errors.increment();
-            LOG.error("dead-relay sweep failed; it runs again in {} ms", config.checkInterval().toMillis(), e);
+            LOG.error(
+                    "dead-relay sweep failed; it runs again in {} ms",
+                    config.checkInterval().toMillis(),
+                    e);
         }
     }
 
@@ -334,10 +392,16 @@ final class RelayLiveness implements AutoCloseable {
         org.slf4j.MDC.put("message_id", s.id().toString());
         try {
             if (s.status() == OutboxStatus.PARKED) {
-                LOG.error("parked message_id={}: the relay holding it died again ({}), and its attempts are spent;"
-                        + " it may be what kills relays (RELAY_DIED)", s.id(), s.lockedBy());
+                LOG.error(
+                        "parked message_id={}: the relay holding it died again ({}), and its attempts are spent;"
+                                + " it may be what kills relays (RELAY_DIED)",
+                        s.id(),
+                        s.lockedBy());
             } else {
-                LOG.debug("gave back message_id={} of dead relay {}: now {} (RELAY_DIED)", s.id(), s.lockedBy(),
+                LOG.debug(
+                        "gave back message_id={} of dead relay {}: now {} (RELAY_DIED)",
+                        s.id(),
+                        s.lockedBy(),
                         s.status());
             }
         } finally {

@@ -14,8 +14,7 @@ import org.slf4j.LoggerFactory;
 public final class RelayMain {
     private static final Logger LOG = LoggerFactory.getLogger(RelayMain.class);
 
-    private RelayMain() {
-    }
+    private RelayMain() {}
 
     public static void main(String[] args) throws InterruptedException {
         ProcessSignals signals = ProcessSignals.install();
@@ -27,7 +26,9 @@ public final class RelayMain {
             System.exit(2);
             return;
         }
-        LOG.info("relay {} running (pid {}); stop it with SIGTERM", app.relay().config().relayId(),
+        LOG.info(
+                "relay {} running (pid {}); stop it with SIGTERM",
+                app.relay().config().relayId(),
                 ProcessHandle.current().pid());
         String signal = signals.await();
         LOG.info("{} received: stopping the relay", signal);

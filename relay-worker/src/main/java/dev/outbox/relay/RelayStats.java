@@ -44,41 +44,61 @@ public final class RelayStats {
 
     public RelayStats(MeterRegistry registry) {
         this.registry = registry;
-        attempts = Counter.builder("outbox.publish.attempts").description("messages handed to the broker")
+        attempts = Counter.builder("outbox.publish.attempts")
+                .description("messages handed to the broker")
                 .register(registry);
-        successes = Counter.builder("outbox.publish.successes").description("messages the broker confirmed")
+        successes = Counter.builder("outbox.publish.successes")
+                .description("messages the broker confirmed")
                 .register(registry);
-        claims = Counter.builder("outbox.claims").description("claim statements that leased rows").register(registry);
+        claims = Counter.builder("outbox.claims")
+                .description("claim statements that leased rows")
+                .register(registry);
         released = Counter.builder("outbox.released")
-                .description("leased rows given back without counting an attempt").register(registry);
+                .description("leased rows given back without counting an attempt")
+                .register(registry);
         lostLeases = Counter.builder("outbox.lost.leases")
-                .description("outcomes refused by the fence: another relay or recovery had the row").register(registry);
+                .description("outcomes refused by the fence: another relay or recovery had the row")
+                .register(registry);
         staleLocks = Counter.builder("outbox.stale.locks")
-                .description("expired leases this relay recovered (STALE_LOCK)").register(registry);
+                .description("expired leases this relay recovered (STALE_LOCK)")
+                .register(registry);
         transientMarkFailures = markFailures(registry, "transient");
         permanentMarkFailures = markFailures(registry, "permanent");
         unrecorded = Counter.builder("outbox.relay.outcomes.unrecorded")
                 .description("outcomes the database refused for good: their rows stay leased until stale-lease"
-                        + " recovery (a confirmed one is published again)").register(registry);
-        for (ErrorCode c : ErrorCode.values()) {
-            failures.put(c, Counter.builder("outbox.publish.failures").tag("error_code", c.name())
-                    .description("failed publish attempts, by why").register(registry));
-        }
-        confirmLatency = Timer.builder("outbox.confirm.latency").description("publish to broker confirm")
-                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
-                .maximumExpectedValue(Duration.ofSeconds(30)).register(registry);
-        commitToPublish = Timer.builder("outbox.commit.to.publish")
-                .description("outbox row written to broker confirm").publishPercentileHistogram()
-                .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofMinutes(10))
+                        + " recovery (a confirmed one is published again)")
                 .register(registry);
-        batchSize = DistributionSummary.builder("outbox.batch.size").description("rows leased per claim")
+        for (ErrorCode c : ErrorCode.values()) {
+            failures.put(
+                    c,
+                    Counter.builder("outbox.publish.failures")
+                            .tag("error_code", c.name())
+                            .description("failed publish attempts, by why")
+                            .register(registry));
+        }
+        confirmLatency = Timer.builder("outbox.confirm.latency")
+                .description("publish to broker confirm")
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofSeconds(30))
+                .register(registry);
+        commitToPublish = Timer.builder("outbox.commit.to.publish")
+                .description("outbox row written to broker confirm")
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofMinutes(10))
+                .register(registry);
+        batchSize = DistributionSummary.builder("outbox.batch.size")
+                .description("rows leased per claim")
                 .register(registry);
     }
 
     private static Counter markFailures(MeterRegistry registry, String kind) {
-        return Counter.builder("outbox.relay.mark.failures").tag("kind", kind)
+        return Counter.builder("outbox.relay.mark.failures")
+                .tag("kind", kind)
                 .description("statements writing publish outcomes that failed; transient ones are retried, after a"
-                        + " permanent one the batch is split to find the rows the database refuses").register(registry);
+                        + " permanent one the batch is split to find the rows the database refuses")
+                .register(registry);
     }
 
     void claimed(int rows) {
@@ -137,9 +157,11 @@ public final class RelayStats {
 
     /** A worker loop or timer task caught something nobody expected; it carries on. */
     void unexpected(String where) {
-        Counter.builder("outbox.relay.unexpected.failures").tag("where", where)
+        Counter.builder("outbox.relay.unexpected.failures")
+                .tag("where", where)
                 .description("exceptions and errors a publishing lane or the relay's timer caught and survived")
-                .register(registry).increment();
+                .register(registry)
+                .increment();
     }
 
     void outcomeUnrecorded() {

@@ -35,10 +35,16 @@ final class RetentionSchedule implements AutoCloseable {
     }
 
     void start() {
-        executor.scheduleWithFixedDelay(this::runOnce, policy.initialDelay().toMillis(), policy.interval().toMillis(),
+        executor.scheduleWithFixedDelay(
+                this::runOnce,
+                policy.initialDelay().toMillis(),
+                policy.interval().toMillis(),
                 TimeUnit.MILLISECONDS);
-        LOG.info("retention every {} s: finished outbox rows after {} h, dedupe records after {} h, batches of {}",
-                policy.interval().toSeconds(), policy.outboxAge().toHours(), policy.processedAge().toHours(),
+        LOG.info(
+                "retention every {} s: finished outbox rows after {} h, dedupe records after {} h, batches of {}",
+                policy.interval().toSeconds(),
+                policy.outboxAge().toHours(),
+                policy.processedAge().toHours(),
                 policy.batchSize());
     }
 
@@ -49,8 +55,11 @@ final class RetentionSchedule implements AutoCloseable {
                 return;
             }
             for (Map.Entry<String, Long> e : result.deleted().entrySet()) {
-                Counter.builder("outbox.retention.deleted").tag("table", e.getKey())
-                        .description("rows deleted by retention").register(registry).increment(e.getValue());
+                Counter.builder("outbox.retention.deleted")
+                        .tag("table", e.getKey())
+                        .description("rows deleted by retention")
+                        .register(registry)
+                        .increment(e.getValue());
             }
             if (result.total() > 0) {
                 LOG.info("retention deleted {}", result.deleted());

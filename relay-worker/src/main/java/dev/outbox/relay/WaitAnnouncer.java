@@ -34,6 +34,7 @@ final class WaitAnnouncer {
     private final LongSupplier nanoTime;
     /** The lanes sleeping for lack of work; the registration stands while this is not empty. */
     private final Set<Integer> waitingLanes = new HashSet<>();
+
     private volatile boolean enabled;
     private boolean registered;
     private long registeredAt;

@@ -87,10 +87,13 @@ class LedgerConsumerResilienceIT {
         return app;
     }
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     private HttpResponse<String> get(LedgerConsumerApp app, String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + app.httpPort() + path)).build(),
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + app.httpPort() + path))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
@@ -101,8 +104,9 @@ class LedgerConsumerResilienceIT {
     /** One sample of a metric of the ledger consumer, as Prometheus reads it. */
     private double metric(LedgerConsumerApp app, String name) throws Exception {
         String body = get(app, "/metrics").body();
-        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name)
-                + "\\{[^}]*consumer=\"ledger\"[^}]*\\} ([0-9.eE+-]+)$").matcher(body);
+        Matcher m = Pattern.compile(
+                        "(?m)^" + Pattern.quote(name) + "\\{[^}]*consumer=\"ledger\"[^}]*\\} ([0-9.eE+-]+)$")
+                .matcher(body);
         assertTrue(m.find(), name + " is exported");
         return Double.parseDouble(m.group(1));
     }
@@ -121,20 +125,22 @@ class LedgerConsumerResilienceIT {
     }
 
     private static String describe(ConsumerRunner r) {
-        return "applied=" + r.applied() + " duplicates=" + r.duplicates() + " held=" + r.held() + " stale="
-                + r.stale() + " failures=" + r.failures() + " deadLettered=" + r.deadLettered();
+        return "applied=" + r.applied() + " duplicates=" + r.duplicates() + " held=" + r.held() + " stale=" + r.stale()
+                + " failures=" + r.failures() + " deadLettered=" + r.deadLettered();
     }
 
     /** order.created (v1) and payment.captured (v2) of a new order, as the relay would publish them. */
     private static List<OutboundMessage> placedAndCaptured(UUID orderId) {
         Instant t = Instant.now().truncatedTo(ChronoUnit.MICROS);
-        Order.Transition placed = Order.place(orderId, "c", null, EUR,
-                List.of(new OrderLine("SKU", 1, Money.parse("42.50", EUR))), t);
+        Order.Transition placed =
+                Order.place(orderId, "c", null, EUR, List.of(new OrderLine("SKU", 1, Money.parse("42.50", EUR))), t);
         Order.Transition captured = placed.order().capture(Money.parse("42.50", EUR), UUID.randomUUID(), t);
         List<DomainEvent> events = new ArrayList<>(placed.events());
         events.addAll(captured.events());
-        return events.stream().map(e -> OutboxFixtures.wire(
-                OutboxMessages.from(e, MessageContext.none(), System.currentTimeMillis()))).toList();
+        return events.stream()
+                .map(e ->
+                        OutboxFixtures.wire(OutboxMessages.from(e, MessageContext.none(), System.currentTimeMillis())))
+                .toList();
     }
 
     private void publish(List<OutboundMessage> messages) {
@@ -146,7 +152,8 @@ class LedgerConsumerResilienceIT {
     }
 
     private long captures(UUID orderId) {
-        return db.count("SELECT count(*) FROM ledger_entries WHERE order_id = ?::uuid AND entry_type = 'CAPTURE'",
+        return db.count(
+                "SELECT count(*) FROM ledger_entries WHERE order_id = ?::uuid AND entry_type = 'CAPTURE'",
                 orderId.toString());
     }
 
@@ -159,8 +166,8 @@ class LedgerConsumerResilienceIT {
         await().atMost(Duration.ofSeconds(20)).until(() -> consumersOnLedgerQueue() == 2);
         await().atMost(Duration.ofSeconds(10)).until(() -> readiness(app) == 200);
 
-        List<MalformedDeliveries.Probe> probes = MalformedDeliveries.all(broker.connection().getFrameMax(), SEED,
-                RANDOM_CASES);
+        List<MalformedDeliveries.Probe> probes =
+                MalformedDeliveries.all(broker.connection().getFrameMax(), SEED, RANDOM_CASES);
         broker.withChannel(ch -> {
             for (MalformedDeliveries.Probe p : probes) {
                 ch.basicPublish("", Topology.LEDGER_QUEUE, p.properties(), p.body());
@@ -170,8 +177,12 @@ class LedgerConsumerResilienceIT {
         publish(placedAndCaptured(orderId));
         int total = probes.size() + 2;
 
-        await("every delivery settled").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
-                .untilAsserted(() -> assertEquals(total, settled(runner),
+        await("every delivery settled")
+                .atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(200))
+                .untilAsserted(() -> assertEquals(
+                        total,
+                        settled(runner),
                         () -> describe(runner) + " consumers on the queue=" + consumersOnLedgerQueue()));
         assertEquals(1, captures(orderId), "the valid capture after the malformed deliveries was booked");
         assertEquals(2, consumersOnLedgerQueue(), "both channels still consume");
@@ -189,7 +200,9 @@ class LedgerConsumerResilienceIT {
                 assertNotNull(h, "dead letter has headers");
                 Object reason = h.get(DeadLetters.REASON);
                 assertNotNull(reason, "dead letter " + r.getProps().getAppId() + " says why");
-                assertTrue(!reason.toString().isBlank(), "dead letter " + r.getProps().getAppId() + " says why");
+                assertTrue(
+                        !reason.toString().isBlank(),
+                        "dead letter " + r.getProps().getAppId() + " says why");
                 assertNull(r.getProps().getExpiration(), "a dead letter does not expire");
                 String appId = r.getProps().getAppId();
                 assertTrue(appId != null && appId.startsWith("probe-"), "only probes are dead-lettered: " + appId);
@@ -231,13 +244,14 @@ class LedgerConsumerResilienceIT {
         assertEquals(200, readiness(app));
 
         broker.deleteQueue(Topology.LEDGER_QUEUE);
-        await("not ready while nothing consumes").atMost(Duration.ofSeconds(10))
-                .until(() -> readiness(app) == 503);
-        assertTrue(get(app, "/health/ready").body().contains("of 2 channel(s) consuming"),
+        await("not ready while nothing consumes").atMost(Duration.ofSeconds(10)).until(() -> readiness(app) == 503);
+        assertTrue(
+                get(app, "/health/ready").body().contains("of 2 channel(s) consuming"),
                 get(app, "/health/ready").body());
         assertTrue(metric(app, "outbox_consumer_consuming_channels") < 2);
         broker.withChannel(Topology::declare);
-        await("consumers back on the re-declared queue").atMost(Duration.ofSeconds(30))
+        await("consumers back on the re-declared queue")
+                .atMost(Duration.ofSeconds(30))
                 .until(() -> consumersOnLedgerQueue() == 2);
         await("ready again").atMost(Duration.ofSeconds(10)).until(() -> readiness(app) == 200);
         assertTrue(metric(app, "outbox_consumer_channel_reopens_total") >= 2, "both channels were reopened");

@@ -14,8 +14,8 @@ import dev.outbox.messaging.publish.OutboundMessage;
 import dev.outbox.persistence.outbox.MessageContext;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.persistence.outbox.OutboxMessages;
-import dev.outbox.testkit.TestBroker;
 import dev.outbox.relay.OutboxFixtures;
+import dev.outbox.testkit.TestBroker;
 import dev.outbox.testkit.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
@@ -70,14 +70,15 @@ class LedgerOrderingIT {
     /** place, capture, cancel (with refund): versions 1 to 4 of one order. */
     private static List<NewOutboxMessage> lifecycle() {
         Instant t = Instant.now().truncatedTo(ChronoUnit.MICROS);
-        Order.Transition placed = Order.place(UUID.randomUUID(), "c", null, EUR,
-                List.of(new OrderLine("SKU", 1, Money.parse("42.50", EUR))), t);
+        Order.Transition placed = Order.place(
+                UUID.randomUUID(), "c", null, EUR, List.of(new OrderLine("SKU", 1, Money.parse("42.50", EUR))), t);
         Order.Transition captured = placed.order().capture(Money.parse("42.50", EUR), UUID.randomUUID(), t);
         Order.Transition cancelled = captured.order().cancel("returned", t);
         List<DomainEvent> events = new ArrayList<>(placed.events());
         events.addAll(captured.events());
         events.addAll(cancelled.events());
-        return events.stream().map(e -> OutboxMessages.from(e, MessageContext.none(), System.currentTimeMillis()))
+        return events.stream()
+                .map(e -> OutboxMessages.from(e, MessageContext.none(), System.currentTimeMillis()))
                 .toList();
     }
 
@@ -90,7 +91,9 @@ class LedgerOrderingIT {
     }
 
     private long applied() {
-        return consumers.stream().mapToLong(c -> c.runner().applied() + c.runner().heldApplied()).sum();
+        return consumers.stream()
+                .mapToLong(c -> c.runner().applied() + c.runner().heldApplied())
+                .sum();
     }
 
     @Test
@@ -112,17 +115,29 @@ class LedgerOrderingIT {
 
         await().atMost(Duration.ofSeconds(30)).until(() -> applied() == 4L * orders);
         for (String id : orderIds) {
-            List<Object> types = db.rows("SELECT entry_type FROM ledger_entries WHERE order_id = ?::uuid"
-                    + " ORDER BY entry_seq", id).stream().map(r -> r.get("entry_type")).toList();
+            List<Object> types = db
+                    .rows("SELECT entry_type FROM ledger_entries WHERE order_id = ?::uuid" + " ORDER BY entry_seq", id)
+                    .stream()
+                    .map(r -> r.get("entry_type"))
+                    .toList();
             assertEquals(List.of("CAPTURE", "REFUND"), types, "order " + id);
             // the journal shows every version applied, in order, each once, whichever instance took it
-            List<Object> versions = db.rows("SELECT aggregate_version FROM ledger_journal WHERE consumer_name = 'ledger'"
-                    + " AND aggregate_type = 'order' AND aggregate_id = ? ORDER BY seq", id).stream()
-                    .map(r -> r.get("aggregate_version")).toList();
+            List<Object> versions = db
+                    .rows(
+                            "SELECT aggregate_version FROM ledger_journal WHERE consumer_name = 'ledger'"
+                                    + " AND aggregate_type = 'order' AND aggregate_id = ? ORDER BY seq",
+                            id)
+                    .stream()
+                    .map(r -> r.get("aggregate_version"))
+                    .toList();
             assertEquals(List.of(1L, 2L, 3L, 4L), versions, "journal of order " + id);
         }
-        assertEquals(List.of(java.util.Map.of("instance_id", java.net.InetAddress.getLocalHost().getHostName() + "-"
-                + ProcessHandle.current().pid())), db.rows("SELECT DISTINCT instance_id FROM ledger_journal"));
+        assertEquals(
+                List.of(java.util.Map.of(
+                        "instance_id",
+                        java.net.InetAddress.getLocalHost().getHostName() + "-"
+                                + ProcessHandle.current().pid())),
+                db.rows("SELECT DISTINCT instance_id FROM ledger_journal"));
         long held = consumers.stream().mapToLong(c -> c.runner().held()).sum();
         assertTrue(held > 0, "refunds that arrived first were held, not applied or dropped");
         assertEquals(0, db.count("SELECT count(*) FROM consumer_held_messages"));
@@ -138,18 +153,34 @@ class LedgerOrderingIT {
         List<NewOutboxMessage> events = lifecycle();
         List<OutboundMessage> wire = new ArrayList<>();
         for (NewOutboxMessage m : events) {
-            String grown = m.payload().replaceFirst("^\\{", "{\"capturedBy\":\"terminal-7\",\"channel\":{\"web\":true},");
+            String grown =
+                    m.payload().replaceFirst("^\\{", "{\"capturedBy\":\"terminal-7\",\"channel\":{\"web\":true},");
             assertTrue(grown.contains("terminal-7"), grown);
-            wire.add(OutboxFixtures.wire(new NewOutboxMessage(m.id(), m.aggregateType(), m.aggregateId(),
-                    m.aggregateVersion(), m.messageType(), m.messageVersion(), m.exchangeName(), m.routingKey(), grown,
-                    m.headers(), m.correlationId(), m.causationId(), m.traceId(), m.tenantId())));
+            wire.add(OutboxFixtures.wire(new NewOutboxMessage(
+                    m.id(),
+                    m.aggregateType(),
+                    m.aggregateId(),
+                    m.aggregateVersion(),
+                    m.messageType(),
+                    m.messageVersion(),
+                    m.exchangeName(),
+                    m.routingKey(),
+                    grown,
+                    m.headers(),
+                    m.correlationId(),
+                    m.causationId(),
+                    m.traceId(),
+                    m.tenantId())));
         }
         publish(wire);
         startConsumers(1);
 
         await().atMost(Duration.ofSeconds(30)).until(() -> applied() == 4L);
-        assertEquals(List.of("CAPTURE", "REFUND"), db.rows("SELECT entry_type FROM ledger_entries ORDER BY entry_seq")
-                .stream().map(r -> r.get("entry_type")).toList());
+        assertEquals(
+                List.of("CAPTURE", "REFUND"),
+                db.rows("SELECT entry_type FROM ledger_entries ORDER BY entry_seq").stream()
+                        .map(r -> r.get("entry_type"))
+                        .toList());
         assertEquals(0, broker.messageCount(Topology.deadLetterQueueOf(Topology.LEDGER_QUEUE)));
     }
 
@@ -166,8 +197,13 @@ class LedgerOrderingIT {
         }
         publish(wire);
         startConsumers(2);
-        await().atMost(Duration.ofSeconds(30)).until(() -> applied() + consumers.stream()
-                .mapToLong(c -> c.runner().duplicates() + c.runner().stale()).sum() == 8L * orders);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> applied()
+                                + consumers.stream()
+                                        .mapToLong(c -> c.runner().duplicates()
+                                                + c.runner().stale())
+                                        .sum()
+                        == 8L * orders);
         assertEquals(2L * orders, db.count("SELECT count(*) FROM ledger_entries"));
         assertEquals(4L * orders, db.count("SELECT count(*) FROM processed_messages"));
         assertEquals(4L * orders, db.count("SELECT count(*) FROM ledger_journal"), "each message journaled once");
@@ -180,11 +216,22 @@ class LedgerOrderingIT {
         // same payment: transport dedupe cannot see it, the ledger's business key does
         List<NewOutboxMessage> events = lifecycle().subList(0, 2);
         NewOutboxMessage captured = events.get(1);
-        NewOutboxMessage again = new NewOutboxMessage(UUID.randomUUID(), captured.aggregateType(),
-                captured.aggregateId(), 3L, captured.messageType(), captured.messageVersion(), captured.exchangeName(),
-                captured.routingKey(), captured.payload(), captured.headers(), null, null, null, null);
-        publish(List.of(OutboxFixtures.wire(events.get(0)), OutboxFixtures.wire(captured),
-                OutboxFixtures.wire(again)));
+        NewOutboxMessage again = new NewOutboxMessage(
+                UUID.randomUUID(),
+                captured.aggregateType(),
+                captured.aggregateId(),
+                3L,
+                captured.messageType(),
+                captured.messageVersion(),
+                captured.exchangeName(),
+                captured.routingKey(),
+                captured.payload(),
+                captured.headers(),
+                null,
+                null,
+                null,
+                null);
+        publish(List.of(OutboxFixtures.wire(events.get(0)), OutboxFixtures.wire(captured), OutboxFixtures.wire(again)));
         startConsumers(1);
         await().atMost(Duration.ofSeconds(30)).until(() -> applied() == 3);
         assertEquals(1, db.count("SELECT count(*) FROM ledger_entries"));

@@ -21,8 +21,7 @@ import java.util.UUID;
  */
 final class MalformedDeliveries {
     /** One delivery to publish straight to a queue. */
-    record Probe(String name, AMQP.BasicProperties properties, byte[] body) {
-    }
+    record Probe(String name, AMQP.BasicProperties properties, byte[] body) {}
 
     private static final String CAPTURE_BODY = "{\"orderId\":\"" + UUID.randomUUID() + "\",\"paymentId\":\""
             + UUID.randomUUID() + "\",\"amount\":\"10.00\",\"currency\":\"EUR\"}";
@@ -65,8 +64,13 @@ final class MalformedDeliveries {
     }
 
     private AMQP.BasicProperties.Builder props(String messageId, String type, Map<String, Object> headers) {
-        return new AMQP.BasicProperties.Builder().messageId(messageId).type(type).headers(headers)
-                .contentType("application/json").deliveryMode(2).appId("probe-" + probes.size());
+        return new AMQP.BasicProperties.Builder()
+                .messageId(messageId)
+                .type(type)
+                .headers(headers)
+                .contentType("application/json")
+                .deliveryMode(2)
+                .appId("probe-" + probes.size());
     }
 
     private void add(String name, AMQP.BasicProperties.Builder props, byte[] body) {
@@ -110,16 +114,26 @@ final class MalformedDeliveries {
         add("null aggregate_version", id(), "payment.captured", capture(null), CAPTURE_BODY);
         add("null extra header", id(), "payment.captured", with(capture(1L), "extra", null), CAPTURE_BODY);
         Map<String, Object> allNull = new HashMap<>();
-        for (String k : List.of("message_type", "message_version", "aggregate_type", "aggregate_id",
-                "aggregate_version", "tenant_id", "traceparent")) {
+        for (String k : List.of(
+                "message_type",
+                "message_version",
+                "aggregate_type",
+                "aggregate_id",
+                "aggregate_version",
+                "tenant_id",
+                "traceparent")) {
             allNull.put(k, null);
         }
         add("every contract header null", id(), "payment.captured", allNull, CAPTURE_BODY);
         add("null headers, no type property", id(), null, allNull, CAPTURE_BODY);
 
         // nested tables and arrays with every field type, in a message that is otherwise fine
-        add("nested table of every type", id(), "order.created",
-                with(contract("order.created", id(), 1L), "nested", everyFieldType()), "{}");
+        add(
+                "nested table of every type",
+                id(),
+                "order.created",
+                with(contract("order.created", id(), 1L), "nested", everyFieldType()),
+                "{}");
         Map<String, Object> deep = everyFieldType();
         // 14 x (table + array) + the list inside: 30 levels. amqp-client reads at most 32 and closes the
         // connection on a deeper header, before any consumer code runs (see the README)
@@ -127,75 +141,179 @@ final class MalformedDeliveries {
             // a table in an array in a table...: one path down, so the size stays linear
             deep = new HashMap<>(Map.of("level" + i, new ArrayList<>(List.of(i, deep))));
         }
-        add("tables nested 30 deep", id(), "order.created", with(contract("order.created", id(), 1L), "deep", deep),
+        add(
+                "tables nested 30 deep",
+                id(),
+                "order.created",
+                with(contract("order.created", id(), 1L), "deep", deep),
                 "{}");
-        add("array of every type", id(), "order.created",
-                with(contract("order.created", id(), 1L), "array", new ArrayList<>(everyFieldType().values())), "{}");
+        add(
+                "array of every type",
+                id(),
+                "order.created",
+                with(
+                        contract("order.created", id(), 1L),
+                        "array",
+                        new ArrayList<>(everyFieldType().values())),
+                "{}");
         // the same, but the message arrives ahead of its predecessor and must be held (stored as JSON)
-        add("held with every type", id(), "order.cancelled", with(contract("order.cancelled", id(), 3L),
-                "nested", everyFieldType(), "array", new ArrayList<>(everyFieldType().values())), "{}");
-        add("held with every type at top level", id(), "order.cancelled",
-                with(contract("order.cancelled", id(), 7L), "t", everyFieldType()), "{}");
+        add(
+                "held with every type",
+                id(),
+                "order.cancelled",
+                with(
+                        contract("order.cancelled", id(), 3L),
+                        "nested",
+                        everyFieldType(),
+                        "array",
+                        new ArrayList<>(everyFieldType().values())),
+                "{}");
+        add(
+                "held with every type at top level",
+                id(),
+                "order.cancelled",
+                with(contract("order.cancelled", id(), 7L), "t", everyFieldType()),
+                "{}");
         Map<String, Object> topLevel = contract("order.cancelled", id(), 5L);
         topLevel.putAll(everyFieldType());
         add("held with every type as headers", id(), "order.cancelled", topLevel, "{}");
 
         // contract headers of the wrong type
-        add("aggregate_id as bytes", id(), "payment.captured",
-                with(capture(1L), "aggregate_id", new byte[] {1, 2, 3}), CAPTURE_BODY);
-        add("aggregate_id as table", id(), "payment.captured",
-                with(capture(1L), "aggregate_id", Map.of("a", 1)), CAPTURE_BODY);
-        add("aggregate_id as list", id(), "payment.captured",
-                with(capture(1L), "aggregate_id", List.of(1, 2)), CAPTURE_BODY);
-        add("aggregate_type as boolean", id(), "payment.captured",
-                with(capture(1L), "aggregate_type", true), CAPTURE_BODY);
-        add("message_type header as bytes, no type property", id(), null,
-                with(capture(1L), "message_type", new byte[] {(byte) 0xff}), CAPTURE_BODY);
-        add("message_type header as table", id(), null,
-                with(capture(1L), "message_type", Map.of("x", "y")), CAPTURE_BODY);
+        add(
+                "aggregate_id as bytes",
+                id(),
+                "payment.captured",
+                with(capture(1L), "aggregate_id", new byte[] {1, 2, 3}),
+                CAPTURE_BODY);
+        add(
+                "aggregate_id as table",
+                id(),
+                "payment.captured",
+                with(capture(1L), "aggregate_id", Map.of("a", 1)),
+                CAPTURE_BODY);
+        add(
+                "aggregate_id as list",
+                id(),
+                "payment.captured",
+                with(capture(1L), "aggregate_id", List.of(1, 2)),
+                CAPTURE_BODY);
+        add(
+                "aggregate_type as boolean",
+                id(),
+                "payment.captured",
+                with(capture(1L), "aggregate_type", true),
+                CAPTURE_BODY);
+        add(
+                "message_type header as bytes, no type property",
+                id(),
+                null,
+                with(capture(1L), "message_type", new byte[] {(byte) 0xff}),
+                CAPTURE_BODY);
+        add(
+                "message_type header as table",
+                id(),
+                null,
+                with(capture(1L), "message_type", Map.of("x", "y")),
+                CAPTURE_BODY);
         add("aggregate_version as timestamp", id(), "payment.captured", capture(new Date()), CAPTURE_BODY);
-        add("message_version as timestamp", id(), "payment.captured",
-                with(capture(1L), "message_version", new Date()), CAPTURE_BODY);
+        add(
+                "message_version as timestamp",
+                id(),
+                "payment.captured",
+                with(capture(1L), "message_version", new Date()),
+                CAPTURE_BODY);
         add("aggregate_version as bytes", id(), "payment.captured", capture(new byte[] {1}), CAPTURE_BODY);
         add("aggregate_version as table", id(), "payment.captured", capture(Map.of("v", 1)), CAPTURE_BODY);
 
         // versions out of every range
-        for (Object v : new Object[] {"abc", "", " 1", "1.5", 1.5d, 2.5f, -1, -1L, 0, 0L, (short) -3,
-                (byte) -1, Long.MIN_VALUE, Long.MAX_VALUE, "99999999999999999999999", new BigDecimal("3.000"),
-                new BigDecimal("2.5"), new BigDecimal("-4"), true, LongStringHelper.asLongString("12x")}) {
+        for (Object v : new Object[] {
+            "abc",
+            "",
+            " 1",
+            "1.5",
+            1.5d,
+            2.5f,
+            -1,
+            -1L,
+            0,
+            0L,
+            (short) -3,
+            (byte) -1,
+            Long.MIN_VALUE,
+            Long.MAX_VALUE,
+            "99999999999999999999999",
+            new BigDecimal("3.000"),
+            new BigDecimal("2.5"),
+            new BigDecimal("-4"),
+            true,
+            LongStringHelper.asLongString("12x")
+        }) {
             add("aggregate_version " + v, id(), "payment.captured", capture(v), CAPTURE_BODY);
-            add("message_version " + v, id(), "payment.captured", with(capture(1L), "message_version", v),
+            add(
+                    "message_version " + v,
+                    id(),
+                    "payment.captured",
+                    with(capture(1L), "message_version", v),
                     CAPTURE_BODY);
         }
-        add("message_version above int range", id(), "payment.captured",
-                with(capture(1L), "message_version", 1L + Integer.MAX_VALUE), CAPTURE_BODY);
-        add("message_version 4294967297 (wraps to 1 as int)", id(), "payment.captured",
-                with(capture(1L), "message_version", 4_294_967_297L), CAPTURE_BODY);
-        add("aggregate_version without aggregate_id", id(), "payment.captured",
-                with(capture(2L), "aggregate_id", null), CAPTURE_BODY);
+        add(
+                "message_version above int range",
+                id(),
+                "payment.captured",
+                with(capture(1L), "message_version", 1L + Integer.MAX_VALUE),
+                CAPTURE_BODY);
+        add(
+                "message_version 4294967297 (wraps to 1 as int)",
+                id(),
+                "payment.captured",
+                with(capture(1L), "message_version", 4_294_967_297L),
+                CAPTURE_BODY);
+        add(
+                "aggregate_version without aggregate_id",
+                id(),
+                "payment.captured",
+                with(capture(2L), "aggregate_id", null),
+                CAPTURE_BODY);
 
         // missing or odd properties
         add("no messageId", null, "payment.captured", capture(1L), CAPTURE_BODY);
         add("blank messageId", "   ", "payment.captured", capture(1L), CAPTURE_BODY);
         add("messageId with NUL", "abc\u0000def", "payment.captured", capture(1L), CAPTURE_BODY);
-        add("messageId of 255 characters", "m".repeat(255), "order.created", contract("order.created", id(), 1L),
-                "{}");
+        add("messageId of 255 characters", "m".repeat(255), "order.created", contract("order.created", id(), 1L), "{}");
         add("no type anywhere", id(), null, with(capture(1L), "message_type", null), CAPTURE_BODY);
         add("type with NUL", id(), "payment.\u0000captured", capture(1L), CAPTURE_BODY);
         add("aggregate_id with NUL", id(), "order.created", contract("order.created", "a\u0000b", 1L), "{}");
-        add("correlationId with NUL", props(id(), "order.created", contract("order.created", id(), 1L))
-                .correlationId("c\u0000d"), "{}".getBytes(StandardCharsets.UTF_8));
+        add(
+                "correlationId with NUL",
+                props(id(), "order.created", contract("order.created", id(), 1L))
+                        .correlationId("c\u0000d"),
+                "{}".getBytes(StandardCharsets.UTF_8));
         add("no properties at all", new AMQP.BasicProperties.Builder(), "{}".getBytes(StandardCharsets.UTF_8));
         add("only a messageId", new AMQP.BasicProperties.Builder().messageId(id()), new byte[0]);
         add("no headers table", props(id(), "order.created", null), "{}".getBytes(StandardCharsets.UTF_8));
-        add("empty headers table", props(id(), "payment.captured", Map.of()),
+        add(
+                "empty headers table",
+                props(id(), "payment.captured", Map.of()),
                 CAPTURE_BODY.getBytes(StandardCharsets.UTF_8));
-        add("expiration, priority, non-persistent, user id", props(null, "x", capture(1L)).expiration("600000")
-                .priority(9).deliveryMode(1).userId("guest").timestamp(new Date(Long.MAX_VALUE / 1000))
-                .contentEncoding("gzip").contentType("text/x-nonsense").replyTo("nowhere").clusterId("c"),
+        add(
+                "expiration, priority, non-persistent, user id",
+                props(null, "x", capture(1L))
+                        .expiration("600000")
+                        .priority(9)
+                        .deliveryMode(1)
+                        .userId("guest")
+                        .timestamp(new Date(Long.MAX_VALUE / 1000))
+                        .contentEncoding("gzip")
+                        .contentType("text/x-nonsense")
+                        .replyTo("nowhere")
+                        .clusterId("c"),
                 "{}".getBytes(StandardCharsets.UTF_8));
-        add("header keys that are odd", id(), "payment.captured", with(capture(1L), "", 1, "\u0000", 2,
-                "ключ", "значение", "x-dead-letter-reason", 7), "not json");
+        add(
+                "header keys that are odd",
+                id(),
+                "payment.captured",
+                with(capture(1L), "", 1, "\u0000", 2, "ключ", "значение", "x-dead-letter-reason", 7),
+                "not json");
 
         // bodies
         add("empty body", id(), "payment.captured", capture(1L), "");
@@ -203,16 +321,23 @@ final class MalformedDeliveries {
         add("body a JSON array", id(), "payment.captured", capture(1L), "[1,2,3]");
         add("body JSON null", id(), "payment.captured", capture(1L), "null");
         add("body a JSON string", id(), "payment.captured", capture(1L), "\"captured\"");
-        add("body with duplicate keys", id(), "payment.captured", capture(1L),
-                "{\"amount\":\"1\",\"amount\":\"2\"}");
-        add("body with fields of the wrong type", id(), "payment.captured", capture(1L),
+        add("body with duplicate keys", id(), "payment.captured", capture(1L), "{\"amount\":\"1\",\"amount\":\"2\"}");
+        add(
+                "body with fields of the wrong type",
+                id(),
+                "payment.captured",
+                capture(1L),
                 "{\"orderId\":1,\"paymentId\":[],\"amount\":{},\"currency\":true}");
-        add("body with a non-UUID order", id(), "payment.captured", capture(1L),
+        add(
+                "body with a non-UUID order",
+                id(),
+                "payment.captured",
+                capture(1L),
                 "{\"orderId\":\"x\",\"paymentId\":\"y\",\"amount\":\"-1\",\"currency\":\"EURO\"}");
-        add("body nested 5000 deep", id(), "payment.captured", capture(1L),
-                "[".repeat(5000) + "]".repeat(5000));
-        add("body not UTF-8", props(id(), "payment.captured", capture(1L)),
-                new byte[] {(byte) 0xc3, (byte) 0x28, (byte) 0xff, 0, (byte) 0xfe});
+        add("body nested 5000 deep", id(), "payment.captured", capture(1L), "[".repeat(5000) + "]".repeat(5000));
+        add("body not UTF-8", props(id(), "payment.captured", capture(1L)), new byte[] {
+            (byte) 0xc3, (byte) 0x28, (byte) 0xff, 0, (byte) 0xfe
+        });
         add("body of 2 MB", id(), "payment.captured", capture(1L), "x".repeat(2 << 20));
 
         // the same messageId more than once, with different content
@@ -222,8 +347,7 @@ final class MalformedDeliveries {
         add("duplicate id, third", dup, "order.created", contract("order.created", id(), 1L), "{}");
         String dupOk = id();
         add("duplicate of a harmless event", dupOk, "order.created", contract("order.created", id(), 1L), "{}");
-        add("duplicate of a harmless event, again", dupOk, "order.created", contract("order.created", id(), 1L),
-                "{}");
+        add("duplicate of a harmless event, again", dupOk, "order.created", contract("order.created", id(), 1L), "{}");
 
         // headers as large as a frame allows: the dead-letter copy cannot add its own to them as they are
         Map<String, Object> big = capture(1L);
@@ -232,8 +356,12 @@ final class MalformedDeliveries {
         int size = headerFrameSize(last.properties(), 0);
         big.put("padding", "p".repeat(Math.max(0, frameMax - size - 64)));
         add("header frame nearly at frame_max", props(null, "payment.captured", big), new byte[0]);
-        add("header of 60 kB and a valid shape", id(), "payment.captured",
-                with(capture(1L), "padding", LongStringHelper.asLongString("q".repeat(60_000))), CAPTURE_BODY);
+        add(
+                "header of 60 kB and a valid shape",
+                id(),
+                "payment.captured",
+                with(capture(1L), "padding", LongStringHelper.asLongString("q".repeat(60_000))),
+                CAPTURE_BODY);
     }
 
     private static int headerFrameSize(AMQP.BasicProperties p, long bodySize) {
@@ -244,10 +372,19 @@ final class MalformedDeliveries {
         }
     }
 
-    private static final String[] CONTRACT_HEADERS = {"message_type", "message_version", "aggregate_type",
-        "aggregate_id", "aggregate_version", "tenant_id", "causation_id", "traceparent"};
-    private static final String[] TYPES = {"payment.captured", "payment.refunded", "order.created",
-        "order.cancelled", "unknown.type", ""};
+    private static final String[] CONTRACT_HEADERS = {
+        "message_type",
+        "message_version",
+        "aggregate_type",
+        "aggregate_id",
+        "aggregate_version",
+        "tenant_id",
+        "causation_id",
+        "traceparent"
+    };
+    private static final String[] TYPES = {
+        "payment.captured", "payment.refunded", "order.created", "order.cancelled", "unknown.type", ""
+    };
 
     private void random(Random r, int cases) {
         List<String> ids = new ArrayList<>();
@@ -271,8 +408,11 @@ final class MalformedDeliveries {
                 ids.add(messageId);
             }
             String type = r.nextInt(3) == 0 ? null : TYPES[r.nextInt(TYPES.length)];
-            AMQP.BasicProperties.Builder p = new AMQP.BasicProperties.Builder().messageId(messageId).type(type)
-                    .headers(r.nextInt(20) == 0 ? null : headers).deliveryMode(1 + r.nextInt(2));
+            AMQP.BasicProperties.Builder p = new AMQP.BasicProperties.Builder()
+                    .messageId(messageId)
+                    .type(type)
+                    .headers(r.nextInt(20) == 0 ? null : headers)
+                    .deliveryMode(1 + r.nextInt(2));
             if (r.nextBoolean()) {
                 p.correlationId(randomString(r, r.nextInt(40)));
             }
@@ -287,7 +427,10 @@ final class MalformedDeliveries {
         return switch (r.nextInt(6)) {
             case 0 -> randomValue(r, 2);
             case 1 -> null;
-            case 2 -> key.endsWith("version") ? (Object) (long) (r.nextInt(5) - 1) : UUID.randomUUID().toString();
+            case 2 ->
+                key.endsWith("version")
+                        ? (Object) (long) (r.nextInt(5) - 1)
+                        : UUID.randomUUID().toString();
             case 3 -> key.endsWith("version") ? String.valueOf(r.nextLong()) : randomString(r, r.nextInt(30));
             case 4 -> key.equals("message_type") ? TYPES[r.nextInt(TYPES.length)] : (Object) r.nextInt();
             default -> LongStringHelper.asLongString(randomBytes(r, r.nextInt(20)));
@@ -335,9 +478,10 @@ final class MalformedDeliveries {
             case 1 -> randomBytes(r, r.nextInt(200));
             case 2 -> "{}".getBytes(StandardCharsets.UTF_8);
             case 3 -> CAPTURE_BODY.getBytes(StandardCharsets.UTF_8);
-            case 4 -> ("{\"orderId\":\"" + UUID.randomUUID() + "\",\"paymentId\":\"" + UUID.randomUUID()
-                    + "\",\"amount\":\"" + r.nextInt() + "\",\"currency\":\"" + randomString(r, 3) + "\"}")
-                    .getBytes(StandardCharsets.UTF_8);
+            case 4 ->
+                ("{\"orderId\":\"" + UUID.randomUUID() + "\",\"paymentId\":\"" + UUID.randomUUID() + "\",\"amount\":\""
+                                + r.nextInt() + "\",\"currency\":\"" + randomString(r, 3) + "\"}")
+                        .getBytes(StandardCharsets.UTF_8);
             case 5 -> "[]".getBytes(StandardCharsets.UTF_8);
             case 6 -> randomString(r, r.nextInt(100)).getBytes(StandardCharsets.UTF_8);
             default -> "{\"a\":".repeat(r.nextInt(3000)).getBytes(StandardCharsets.UTF_8);

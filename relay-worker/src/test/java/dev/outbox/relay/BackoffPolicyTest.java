@@ -35,7 +35,8 @@ class BackoffPolicyTest {
         assertEquals(new BackoffPolicy.Retry(Duration.ofSeconds(15)), mid.afterFailure(2));
         BackoffPolicy real = new BackoffPolicy(RelayConfig.DEFAULT_BACKOFF);
         for (int i = 0; i < 1_000; i++) {
-            Duration d = assertInstanceOf(BackoffPolicy.Retry.class, real.afterFailure(3)).delay();
+            Duration d = assertInstanceOf(BackoffPolicy.Retry.class, real.afterFailure(3))
+                    .delay();
             assertTrue(!d.isNegative() && d.compareTo(Duration.ofMinutes(5)) <= 0, d.toString());
         }
     }

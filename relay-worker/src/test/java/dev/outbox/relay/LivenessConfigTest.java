@@ -18,12 +18,13 @@ class LivenessConfigTest {
     @Test
     void afterAnyNumberOfFailuresTheLockIsTriedAgainWithinACheckInterval() {
         for (String interval : new String[] {"50ms", "2s", "1m"}) {
-            LivenessConfig config = LivenessConfig.from(new Settings(
-                    Map.of("OUTBOX_RELAY_LIVENESS_CHECK_INTERVAL", interval)));
+            LivenessConfig config =
+                    LivenessConfig.from(new Settings(Map.of("OUTBOX_RELAY_LIVENESS_CHECK_INTERVAL", interval)));
             ExponentialBackoff backoff = config.reconnectBackoff();
             for (int failures = 0; failures < 64; failures++) {
                 Duration wait = backoff.ceiling(failures);
-                assertTrue(wait.compareTo(config.checkInterval()) <= 0,
+                assertTrue(
+                        wait.compareTo(config.checkInterval()) <= 0,
                         "check interval " + interval + ": waits " + wait + " after " + failures + " failures");
             }
             // and it does not hammer a database that is down: the first wait is not below 200 ms unless the checks are

@@ -63,8 +63,13 @@ public final class OutboxFixtures implements AutoCloseable {
     /** Places and captures an order; inserts both events' rows. Returns the inserted rows. */
     List<NewOutboxMessage> placeAndCapture(MessageContext context) {
         Instant now = Instant.now().truncatedTo(ChronoUnit.MICROS);
-        Order.Transition placed = Order.place(UUID.randomUUID(), "cust-" + UUID.randomUUID(), context.tenantId(), EUR,
-                List.of(new OrderLine("SKU-1", 2, Money.parse("21.25", EUR))), now);
+        Order.Transition placed = Order.place(
+                UUID.randomUUID(),
+                "cust-" + UUID.randomUUID(),
+                context.tenantId(),
+                EUR,
+                List.of(new OrderLine("SKU-1", 2, Money.parse("21.25", EUR))),
+                now);
         Order.Transition captured = placed.order().capture(Money.parse("42.50", EUR), UUID.randomUUID(), now);
         List<NewOutboxMessage> rows = new ArrayList<>();
         rows.add(insert(placed.events().get(0), context));
@@ -80,30 +85,60 @@ public final class OutboxFixtures implements AutoCloseable {
 
     /** The AMQP message the relay would publish for a row (for tests that publish directly). */
     public static dev.outbox.messaging.publish.OutboundMessage wire(NewOutboxMessage m) {
-        dev.outbox.persistence.outbox.OutboxRecord row = new dev.outbox.persistence.outbox.OutboxRecord(m.id(),
-                m.aggregateType(), m.aggregateId(), m.aggregateVersion(), m.messageType(), m.messageVersion(),
-                m.exchangeName(), m.routingKey(), m.payload(), m.headers(),
-                dev.outbox.persistence.outbox.OutboxStatus.IN_PROGRESS, 1, Instant.now(), null, null, Instant.now(),
-                Instant.now(), "test", 1L, null, m.correlationId(), m.causationId(), m.traceId(), m.tenantId());
-        return ((dev.outbox.messaging.publish.AmqpMessageMapper.Ready) dev.outbox.messaging.publish.AmqpMessageMapper
-                .map(row)).message();
+        dev.outbox.persistence.outbox.OutboxRecord row = new dev.outbox.persistence.outbox.OutboxRecord(
+                m.id(),
+                m.aggregateType(),
+                m.aggregateId(),
+                m.aggregateVersion(),
+                m.messageType(),
+                m.messageVersion(),
+                m.exchangeName(),
+                m.routingKey(),
+                m.payload(),
+                m.headers(),
+                dev.outbox.persistence.outbox.OutboxStatus.IN_PROGRESS,
+                1,
+                Instant.now(),
+                null,
+                null,
+                Instant.now(),
+                Instant.now(),
+                "test",
+                1L,
+                null,
+                m.correlationId(),
+                m.causationId(),
+                m.traceId(),
+                m.tenantId());
+        return ((dev.outbox.messaging.publish.AmqpMessageMapper.Ready)
+                        dev.outbox.messaging.publish.AmqpMessageMapper.map(row))
+                .message();
     }
 
     /** Inserts a row the way any SQL client may: raw values, status PENDING. */
     UUID insertRaw(String messageType, String routingKey, String exchange, String payloadJson) {
         UUID id = UUID.randomUUID();
-        db.update("INSERT INTO message_outbox (id, aggregate_type, aggregate_id, message_type, exchange_name,"
-                + " routing_key, payload) VALUES (?, 'order', ?, ?, ?, ?, ?::jsonb)", id, UUID.randomUUID().toString(),
-                messageType, exchange, routingKey, payloadJson);
+        db.update(
+                "INSERT INTO message_outbox (id, aggregate_type, aggregate_id, message_type, exchange_name,"
+                        + " routing_key, payload) VALUES (?, 'order', ?, ?, ?, ?, ?::jsonb)",
+                id,
+                UUID.randomUUID().toString(),
+                messageType,
+                exchange,
+                routingKey,
+                payloadJson);
         return id;
     }
 
     /** Inserts {@code n} small rows in one statement: a backlog for load and shutdown tests. */
     void bulkRows(int n) {
         String payload = "{\"sku\":\"A\",\"note\":\"" + "x".repeat(200) + "\"}";
-        db.update("INSERT INTO message_outbox (aggregate_type, aggregate_id, message_type, exchange_name,"
-                + " routing_key, payload) SELECT 'bulk', g::text, 'bulk.loaded', 'orders.events', 'bulk.loaded',"
-                + " ?::jsonb FROM generate_series(1, ?) g", payload, n);
+        db.update(
+                "INSERT INTO message_outbox (aggregate_type, aggregate_id, message_type, exchange_name,"
+                        + " routing_key, payload) SELECT 'bulk', g::text, 'bulk.loaded', 'orders.events', 'bulk.loaded',"
+                        + " ?::jsonb FROM generate_series(1, ?) g",
+                payload,
+                n);
     }
 
     long count(String where) {

@@ -9,7 +9,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.persistence.DataSources;
 import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.persistence.PersistenceModule;
-
 import dev.outbox.persistence.outbox.ErrorCode;
 import dev.outbox.persistence.outbox.Failure;
 import dev.outbox.persistence.outbox.OutboxRecord;
@@ -60,7 +59,7 @@ class OutcomeRecorderIT {
         List<OutboxRecord> rows = store.claim("relay-it", 9);
         assertEquals(9, rows.size());
         RelayStats stats = new RelayStats();
-        recorder = new OutcomeRecorder("relay-it", store, stats, 1_000, () -> { });
+        recorder = new OutcomeRecorder("relay-it", store, stats, 1_000, () -> {});
         // one batch: 3 published, 3 failed (one of them unwritable), 3 released
         for (int i = 0; i < 3; i++) {
             recorder.add(new OutcomeRecorder.Published(rows.get(i), 1_000));
@@ -69,8 +68,8 @@ class OutcomeRecorderIT {
         for (int i = 3; i < 6; i++) {
             OutboxRecord row = rows.get(i);
             String text = row == poison ? "broker said \u0000 here" : "basic.nack from the broker";
-            recorder.add(new OutcomeRecorder.Failed(row, Failure.retry(row.lease(), ErrorCode.NACKED, text,
-                    Duration.ofMinutes(5))));
+            recorder.add(new OutcomeRecorder.Failed(
+                    row, Failure.retry(row.lease(), ErrorCode.NACKED, text, Duration.ofMinutes(5))));
         }
         for (int i = 6; i < 9; i++) {
             recorder.add(new OutcomeRecorder.Released(rows.get(i), null, null));
@@ -78,8 +77,8 @@ class OutcomeRecorderIT {
         recorder.start();
 
         await().atMost(WAIT).until(() -> fx.count("status <> 'IN_PROGRESS'") == 8);
-        Map<UUID, String> status = fx.db.rows("SELECT id, status FROM message_outbox").stream().collect(
-                Collectors.toMap(r -> (UUID) r.get("id"), r -> (String) r.get("status")));
+        Map<UUID, String> status = fx.db.rows("SELECT id, status FROM message_outbox").stream()
+                .collect(Collectors.toMap(r -> (UUID) r.get("id"), r -> (String) r.get("status")));
         Function<Integer, String> of = i -> status.get(rows.get(i).id());
         for (int i = 0; i < 3; i++) {
             assertEquals("PUBLISHED", of.apply(i));
@@ -101,8 +100,8 @@ class OutcomeRecorderIT {
         for (int i = 0; i < 6; i++) {
             fx.insertRaw("test.recorded", "test.recorded", "orders.events", "{\"n\":" + i + "}");
         }
-        try (HikariDataSource pool = DataSources.create(DatabaseConfig.of(fx.db.url(), fx.db.user(),
-                fx.db.password(), "recorder-timeout-it"));
+        try (HikariDataSource pool = DataSources.create(
+                        DatabaseConfig.of(fx.db.url(), fx.db.user(), fx.db.password(), "recorder-timeout-it"));
                 Connection locker = DriverManager.getConnection(fx.db.url(), fx.db.user(), fx.db.password())) {
             // marks time out after 1 s (PostgreSQL cancels them: 57014)
             OutboxStore store = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(1)))
@@ -112,26 +111,29 @@ class OutcomeRecorderIT {
             OutboxRecord stuck = rows.get(2);
             // another session holds the row: every mark that includes it waits past the timeout
             locker.setAutoCommit(false);
-            try (PreparedStatement ps = locker.prepareStatement(
-                    "SELECT id FROM message_outbox WHERE id = ? FOR UPDATE")) {
+            try (PreparedStatement ps =
+                    locker.prepareStatement("SELECT id FROM message_outbox WHERE id = ? FOR UPDATE")) {
                 ps.setObject(1, stuck.id());
                 ps.executeQuery().close();
             }
             RelayStats stats = new RelayStats();
-            recorder = new OutcomeRecorder("relay-it", store, stats, 1_000, () -> { });
+            recorder = new OutcomeRecorder("relay-it", store, stats, 1_000, () -> {});
             rows.forEach(r -> recorder.add(new OutcomeRecorder.Published(r, 1_000)));
             try {
                 recorder.start();
                 await().atMost(Duration.ofSeconds(60)).until(() -> fx.count("status = 'PUBLISHED'") == 5);
                 await().atMost(WAIT).until(() -> stats.outcomesUnrecorded() == 1);
-                assertTrue(stats.markFailures(true) >= OutcomeRecorder.REFUSALS_BEFORE_ISOLATING,
+                assertTrue(
+                        stats.markFailures(true) >= OutcomeRecorder.REFUSALS_BEFORE_ISOLATING,
                         "refused " + stats.markFailures(true) + " time(s)");
             } finally {
                 recorder.stopAndFlush(Duration.ofSeconds(5));
                 recorder = null;
                 locker.rollback();
             }
-            assertEquals("IN_PROGRESS", fx.db.scalar("SELECT status FROM message_outbox WHERE id = ?", stuck.id()),
+            assertEquals(
+                    "IN_PROGRESS",
+                    fx.db.scalar("SELECT status FROM message_outbox WHERE id = ?", stuck.id()),
                     "the row keeps its lease for stale-lease recovery");
         }
     }

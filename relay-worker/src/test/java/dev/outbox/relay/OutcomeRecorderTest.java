@@ -52,7 +52,7 @@ class OutcomeRecorderTest {
     }
 
     private OutcomeRecorder start() {
-        recorder = new OutcomeRecorder("relay-test", store, stats, 1_000, () -> { });
+        recorder = new OutcomeRecorder("relay-test", store, stats, 1_000, () -> {});
         return recorder;
     }
 
@@ -60,9 +60,31 @@ class OutcomeRecorderTest {
 
     static OutboxRecord leased() {
         Instant now = Instant.now();
-        return new OutboxRecord(UUID.randomUUID(), "order", UUID.randomUUID().toString(), null, "test.recorded", 1,
-                "orders.events", "test.recorded", "{}", "{}", OutboxStatus.IN_PROGRESS, 1, now, null, null, now, now,
-                "relay-test", TOKENS.incrementAndGet(), null, null, null, null, null);
+        return new OutboxRecord(
+                UUID.randomUUID(),
+                "order",
+                UUID.randomUUID().toString(),
+                null,
+                "test.recorded",
+                1,
+                "orders.events",
+                "test.recorded",
+                "{}",
+                "{}",
+                OutboxStatus.IN_PROGRESS,
+                1,
+                now,
+                null,
+                null,
+                now,
+                now,
+                "relay-test",
+                TOKENS.incrementAndGet(),
+                null,
+                null,
+                null,
+                null,
+                null);
     }
 
     private static OutcomeRecorder.Outcome published(OutboxRecord row) {
@@ -221,15 +243,18 @@ class OutcomeRecorderTest {
         OutboxRecord slow = outcomes.get(7).row();
         // transient by kind (the API answers 503 for it), but it fails every time: the batch must
         // not be retried whole for ever
-        store.refuse(slow.id(), new StatementRefusedException("statement refused (57014): canceling statement"
-                + " due to statement timeout", null));
+        store.refuse(
+                slow.id(),
+                new StatementRefusedException(
+                        "statement refused (57014): canceling statement" + " due to statement timeout", null));
         addAllThenStart(outcomes);
 
         await().atMost(LONG_WAIT).until(() -> store.recorded().size() == outcomes.size() - 1);
         await().atMost(LONG_WAIT).until(() -> stats.outcomesUnrecorded() == 1);
         assertTrue(!store.recorded().containsKey(slow.id()), "the refused row keeps its lease");
         // the 10 PUBLISHED committed at the first try; the 10 failures were then tried whole this often
-        assertEquals(OutcomeRecorder.REFUSALS_BEFORE_ISOLATING,
+        assertEquals(
+                OutcomeRecorder.REFUSALS_BEFORE_ISOLATING,
                 store.sizes("recordFailures").stream().filter(n -> n == 10).count(),
                 "the failed attempts were written whole this often before they were split");
         assertEquals(1, store.calls("markPublished"));
@@ -238,8 +263,7 @@ class OutcomeRecorderTest {
 
     @Test
     void anOutageLongerThanTheRefusalLimitIsWaitedOutWholeAndGivesNothingUp() {
-        List<OutcomeRecorder.Outcome> outcomes = List.of(published(leased()), published(leased()),
-                published(leased()));
+        List<OutcomeRecorder.Outcome> outcomes = List.of(published(leased()), published(leased()), published(leased()));
         int failures = OutcomeRecorder.REFUSALS_BEFORE_ISOLATING + 1;
         for (int i = 0; i < failures; i++) {
             store.failNext("markPublished", new DatabaseUnavailableException("connection refused", null));
@@ -270,7 +294,9 @@ class OutcomeRecorderTest {
 
         /** The next call of {@code method} throws {@code e} (a RuntimeException or an Error). */
         void failNext(String method, Throwable e) {
-            nextFailures.computeIfAbsent(method, k -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(e);
+            nextFailures
+                    .computeIfAbsent(method, k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                    .add(e);
         }
 
         /** Every statement that includes this row fails with {@code e} and changes nothing. */
@@ -294,7 +320,8 @@ class OutcomeRecorderTest {
 
         private Set<UUID> apply(String method, Collection<Lease> leases, String outcome) {
             calls.computeIfAbsent(method, k -> new AtomicLong()).incrementAndGet();
-            sizes.computeIfAbsent(method, k -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(leases.size());
+            sizes.computeIfAbsent(method, k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                    .add(leases.size());
             List<Throwable> pending = nextFailures.get(method);
             if (pending != null && !pending.isEmpty()) {
                 Throwable t = pending.remove(0);

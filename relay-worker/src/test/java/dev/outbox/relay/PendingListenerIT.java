@@ -44,8 +44,10 @@ class PendingListenerIT {
                 throw new IllegalStateException("a wake-up that failed in a way nobody planned for");
             }
         };
-        listener = new PendingListener(DatabaseConfig.of(fx.db.url(), fx.db.user(), fx.db.password(), "outbox-it"),
-                wakeUp, new ExponentialBackoff(Duration.ofMillis(50), Duration.ofMillis(200)));
+        listener = new PendingListener(
+                DatabaseConfig.of(fx.db.url(), fx.db.user(), fx.db.password(), "outbox-it"),
+                wakeUp,
+                new ExponentialBackoff(Duration.ofMillis(50), Duration.ofMillis(200)));
         listener.start();
 
         // the first wake-up, right after LISTEN, throws: the listener counts it and listens again
@@ -67,8 +69,10 @@ class PendingListenerIT {
                 throw new AssertionError("a broken invariant somewhere below the wake-up");
             }
         };
-        listener = new PendingListener(DatabaseConfig.of(fx.db.url(), fx.db.user(), fx.db.password(), "outbox-it"),
-                wakeUp, new ExponentialBackoff(Duration.ofMillis(50), Duration.ofMillis(200)));
+        listener = new PendingListener(
+                DatabaseConfig.of(fx.db.url(), fx.db.user(), fx.db.password(), "outbox-it"),
+                wakeUp,
+                new ExponentialBackoff(Duration.ofMillis(50), Duration.ofMillis(200)));
         listener.start();
 
         await().atMost(WAIT).until(() -> listener.connects() == 2);

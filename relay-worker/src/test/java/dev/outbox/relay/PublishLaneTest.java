@@ -20,24 +20,54 @@ import org.junit.jupiter.api.Test;
  * flight when a destination error closed the channel) is neither lost nor reported twice.
  */
 class PublishLaneTest {
-    private static final List<Duration> SCHEDULE = List.of(Duration.ZERO, Duration.ofSeconds(10),
-            Duration.ofMinutes(1));
+    private static final List<Duration> SCHEDULE =
+            List.of(Duration.ZERO, Duration.ofSeconds(10), Duration.ofMinutes(1));
 
-    private final PublishLane lane = new PublishLane(0, RelayConfig.from(new Settings(Map.of())), null, null, null,
-            new BackoffPolicy(SCHEDULE, () -> 0.5), new RelayStats(), new Wakeup(), null, null);
+    private final PublishLane lane = new PublishLane(
+            0,
+            RelayConfig.from(new Settings(Map.of())),
+            null,
+            null,
+            null,
+            new BackoffPolicy(SCHEDULE, () -> 0.5),
+            new RelayStats(),
+            new Wakeup(),
+            null,
+            null);
 
     private static OutboxRecord afterAttempts(int attempts) {
         OutboxRecord leased = OutcomeRecorderTest.leased();
-        return new OutboxRecord(leased.id(), leased.aggregateType(), leased.aggregateId(), leased.aggregateVersion(),
-                leased.messageType(), leased.messageVersion(), leased.exchangeName(), leased.routingKey(),
-                leased.payload(), leased.headers(), leased.status(), attempts, leased.nextAttemptAt(), null, null,
-                leased.createdAt(), leased.lockedAt(), leased.lockedBy(), leased.leaseToken(), null, null, null, null,
+        return new OutboxRecord(
+                leased.id(),
+                leased.aggregateType(),
+                leased.aggregateId(),
+                leased.aggregateVersion(),
+                leased.messageType(),
+                leased.messageVersion(),
+                leased.exchangeName(),
+                leased.routingKey(),
+                leased.payload(),
+                leased.headers(),
+                leased.status(),
+                attempts,
+                leased.nextAttemptAt(),
+                null,
+                null,
+                leased.createdAt(),
+                leased.lockedAt(),
+                leased.lockedBy(),
+                leased.leaseToken(),
+                null,
+                null,
+                null,
+                null,
                 null);
     }
 
     @Test
     void permanentFailuresParkAtOnceWhateverTheAttemptBudget() {
-        for (ErrorCode code : Arrays.stream(ErrorCode.values()).filter(c -> !c.retryable()).toList()) {
+        for (ErrorCode code :
+                Arrays.stream(ErrorCode.values()).filter(c -> !c.retryable()).toList()) {
             Failure f = lane.decide(afterAttempts(1), code, "why");
             assertTrue(f.park(), code + " parks");
             assertEquals(code, f.code());

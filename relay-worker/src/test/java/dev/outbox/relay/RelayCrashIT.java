@@ -10,8 +10,8 @@ import dev.outbox.persistence.outbox.MessageContext;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.testkit.JavaProcess;
 import dev.outbox.testkit.RecordingQueue;
-import dev.outbox.testkit.TestBroker;
 import dev.outbox.testkit.TcpProxy;
+import dev.outbox.testkit.TestBroker;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -57,14 +57,20 @@ class RelayCrashIT {
 
     /** The relay process's own count of broker confirms, from its {@code /metrics}. */
     private static double confirmsSeen(JavaProcess relay) throws Exception {
-        Matcher port = Pattern.compile("relay metrics and health on http://[^:]+:(\\d+)/metrics").matcher(relay.output());
+        Matcher port = Pattern.compile("relay metrics and health on http://[^:]+:(\\d+)/metrics")
+                .matcher(relay.output());
         if (!port.find()) {
             return -1;
         }
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port.group(1) + "/metrics"))
-                .build(), HttpResponse.BodyHandlers.ofString()).body();
-        Matcher m = Pattern.compile("(?m)^outbox_publish_successes_total(?:\\{[^}]*})? (\\S+)$").matcher(body);
+        HttpClient http =
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        String body = http.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port.group(1) + "/metrics"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
+        Matcher m = Pattern.compile("(?m)^outbox_publish_successes_total(?:\\{[^}]*})? (\\S+)$")
+                .matcher(body);
         return m.find() ? Double.parseDouble(m.group(1)) : -1;
     }
 
@@ -77,13 +83,22 @@ class RelayCrashIT {
         closing.add(toBroker);
         // without a liveness lock, like a relay of a version before V7: its rows come back by the lease
         // alone (RelayLivenessIT covers the relay that holds one)
-        JavaProcess doomed = JavaProcess.start("relay-doomed", RelayMain.class.getName(),
-                fx.env("OUTBOX_RELAY_ID", "relay-doomed", "OUTBOX_RELAY_LIVENESS", "false", "OUTBOX_AMQP_URI",
+        JavaProcess doomed = JavaProcess.start(
+                "relay-doomed",
+                RelayMain.class.getName(),
+                fx.env(
+                        "OUTBOX_RELAY_ID",
+                        "relay-doomed",
+                        "OUTBOX_RELAY_LIVENESS",
+                        "false",
+                        "OUTBOX_AMQP_URI",
                         fx.broker.uriVia(toBroker.host(), toBroker.port())));
         closing.add(doomed);
         // connected and idle: it registers as waiting only after a claim, and claims only with a broker
-        await().atMost(Duration.ofSeconds(30)).until(() -> fx.db.count("SELECT count(*) FROM outbox_relay_waiters"
-                + " WHERE relay_id = 'relay-doomed'") == 1);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() ->
+                        fx.db.count("SELECT count(*) FROM outbox_relay_waiters" + " WHERE relay_id = 'relay-doomed'")
+                                == 1);
 
         // its publishes are held on the wire until the test has locked the claimed rows
         toBroker.stall();
@@ -94,8 +109,8 @@ class RelayCrashIT {
             created.add(rows.get(0));
             captured.add(rows.get(1));
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> fx.count("status = 'IN_PROGRESS'"
-                + " AND locked_by = 'relay-doomed'") == orders);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> fx.count("status = 'IN_PROGRESS'" + " AND locked_by = 'relay-doomed'") == orders);
         List<TestBroker.Received> all = new ArrayList<>();
         try (Connection locker = DriverManager.getConnection(fx.db.url(), fx.db.user(), fx.db.password())) {
             // row locks in an open transaction: the relay's mark will wait for them, as behind a slow
@@ -106,28 +121,41 @@ class RelayCrashIT {
             }
             toBroker.resume();
             all.addAll(wire.await(orders, Duration.ofSeconds(10)));
-            assertEquals(created.stream().map(r -> r.id().toString()).sorted().toList(),
-                    all.stream().map(TestBroker.Received::messageId).sorted().toList(), "every v1 is on the broker");
+            assertEquals(
+                    created.stream().map(r -> r.id().toString()).sorted().toList(),
+                    all.stream().map(TestBroker.Received::messageId).sorted().toList(),
+                    "every v1 is on the broker");
             // v2 must wait for v1 to be recorded, which never happens
             await().atMost(Duration.ofSeconds(10)).until(() -> confirmsSeen(doomed) == orders);
-            await().atMost(Duration.ofSeconds(10)).until(() -> fx.db.count("SELECT count(*) FROM pg_stat_activity"
-                    + " WHERE datname = current_database() AND application_name = 'outbox-relay'"
-                    + " AND wait_event_type = 'Lock' AND query LIKE '%SET status = ''PUBLISHED''%'") == 1);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> fx.db.count("SELECT count(*) FROM pg_stat_activity"
+                                    + " WHERE datname = current_database() AND application_name = 'outbox-relay'"
+                                    + " AND wait_event_type = 'Lock' AND query LIKE '%SET status = ''PUBLISHED''%'")
+                            == 1);
             doomed.kill();
             locker.rollback();
         }
-        assertEquals(orders, fx.db.count("SELECT count(*) FROM message_outbox WHERE status = 'IN_PROGRESS'"
-                + " AND locked_by = 'relay-doomed'"), "and none of them is marked");
+        assertEquals(
+                orders,
+                fx.db.count("SELECT count(*) FROM message_outbox WHERE status = 'IN_PROGRESS'"
+                        + " AND locked_by = 'relay-doomed'"),
+                "and none of them is marked");
         assertEquals(orders, fx.count("status = 'PENDING' AND aggregate_version = 2"), "v2 was held back");
 
         // the replacement relay recovers the stale leases and publishes the same ids again, then v2
-        closing.add(RelayApp.start(new Settings(fx.env("OUTBOX_RELAY_ID", "relay-replacement",
-                "OUTBOX_RELAY_LEASE", "3s", "OUTBOX_RELAY_CONFIRM_TIMEOUT", "1s",
-                "OUTBOX_RELAY_STALE_CHECK_INTERVAL", "200ms"))));
+        closing.add(RelayApp.start(new Settings(fx.env(
+                "OUTBOX_RELAY_ID",
+                "relay-replacement",
+                "OUTBOX_RELAY_LEASE",
+                "3s",
+                "OUTBOX_RELAY_CONFIRM_TIMEOUT",
+                "1s",
+                "OUTBOX_RELAY_STALE_CHECK_INTERVAL",
+                "200ms"))));
         await().atMost(Duration.ofSeconds(30)).until(() -> fx.countByStatus("PUBLISHED") == 2L * orders);
         all.addAll(wire.await(2 * orders, Duration.ofSeconds(10)));
-        Map<String, Long> copies = all.stream().collect(Collectors.groupingBy(TestBroker.Received::messageId,
-                Collectors.counting()));
+        Map<String, Long> copies =
+                all.stream().collect(Collectors.groupingBy(TestBroker.Received::messageId, Collectors.counting()));
         for (NewOutboxMessage row : created) {
             assertEquals(2L, copies.get(row.id().toString()), "published twice with the same messageId: " + row.id());
         }
@@ -139,11 +167,12 @@ class RelayCrashIT {
         // the ledger consumer receives both copies of every v1 and applies everything once
         LedgerConsumerApp ledger = LedgerConsumerApp.start(new Settings(fx.env()));
         closing.add(ledger);
-        await().atMost(Duration.ofSeconds(30)).until(
-                () -> ledger.runner().applied() + ledger.runner().duplicates() == 3L * orders);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> ledger.runner().applied() + ledger.runner().duplicates() == 3L * orders);
         assertEquals(2L * orders, ledger.runner().applied());
         assertEquals(orders, ledger.runner().duplicates());
         assertEquals(orders, fx.db.count("SELECT count(*) FROM ledger_entries WHERE entry_type = 'CAPTURE'"));
-        assertEquals(2L * orders, fx.db.count("SELECT count(*) FROM processed_messages WHERE consumer_name = 'ledger'"));
+        assertEquals(
+                2L * orders, fx.db.count("SELECT count(*) FROM processed_messages WHERE consumer_name = 'ledger'"));
     }
 }

@@ -11,8 +11,8 @@ import dev.outbox.persistence.outbox.MessageContext;
 import dev.outbox.persistence.outbox.OutboxRecord;
 import dev.outbox.persistence.outbox.OutboxStatus;
 import dev.outbox.testkit.RabbitAdmin;
-import dev.outbox.testkit.RequiresRabbitMq;
 import dev.outbox.testkit.RecordingQueue;
+import dev.outbox.testkit.RequiresRabbitMq;
 import dev.outbox.testkit.TcpProxy;
 import dev.outbox.testkit.TestBroker;
 import java.time.Duration;
@@ -90,8 +90,13 @@ class RelayFailureIT {
     @Test
     void brokerUnavailableTheRelayClaimsNothingBurnsNoAttemptAndResumesByItself() throws Exception {
         TcpProxy proxy = brokerProxy();
-        RelayApp relay = relay("OUTBOX_AMQP_URI", fx.broker.uriVia(proxy.host(), proxy.port()),
-                "OUTBOX_RELAY_RECONNECT_INITIAL", "200ms", "OUTBOX_RELAY_RECONNECT_MAX", "2s");
+        RelayApp relay = relay(
+                "OUTBOX_AMQP_URI",
+                fx.broker.uriVia(proxy.host(), proxy.port()),
+                "OUTBOX_RELAY_RECONNECT_INITIAL",
+                "200ms",
+                "OUTBOX_RELAY_RECONNECT_MAX",
+                "2s");
         await().atMost(WAIT).until(() -> relay.session().isAvailable());
 
         proxy.cut();
@@ -99,10 +104,12 @@ class RelayFailureIT {
         List<UUID> written = orders(20); // business transactions go on while the broker is away
         int attemptsBefore = proxy.rejected();
         // for the whole outage: nothing claimed, no attempt burned, nothing parked
-        await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5)).until(() ->
-                count("status = 'PENDING' AND attempt_count = 0 AND locked_by IS NULL") == written.size());
+        await().during(Duration.ofSeconds(4))
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> count("status = 'PENDING' AND attempt_count = 0 AND locked_by IS NULL") == written.size());
         int reconnects = proxy.rejected() - attemptsBefore;
-        assertTrue(reconnects >= 2 && reconnects <= 10,
+        assertTrue(
+                reconnects >= 2 && reconnects <= 10,
                 "capped exponential reconnects, not a storm: " + reconnects + " attempts in 4 s");
         String why = relay.session().lastError();
         // the refused reconnects (or the loss itself), never a leftover such as "not connected yet"
@@ -115,7 +122,9 @@ class RelayFailureIT {
     }
 
     @Test
-    @RequiresRabbitMq(value = "a memory alarm raised with rabbitmqctl blocks publishing connections", rabbitmqctl = true)
+    @RequiresRabbitMq(
+            value = "a memory alarm raised with rabbitmqctl blocks publishing connections",
+            rabbitmqctl = true)
     void brokerBlockedTheRelayClaimsNothingWhileBlockedAndResumesWhenUnblocked() throws Exception {
         RelayApp relay = relay();
         await().atMost(WAIT).until(() -> relay.session().isAvailable());
@@ -128,11 +137,16 @@ class RelayFailureIT {
             RabbitAdmin.run("set_vm_memory_high_watermark", "0");
             trigger.addAll(orders(1)); // the relay claims and sends these, and the broker blocks it
             await().atMost(bounded).until(() -> !relay.session().isAvailable());
-            assertTrue(relay.session().lastError().startsWith("blocked by broker"), relay.session().lastError());
+            assertTrue(
+                    relay.session().lastError().startsWith("blocked by broker"),
+                    relay.session().lastError());
             long claimed = relay.relay().stats().claimed();
             during.addAll(orders(3));
-            await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> during.stream()
-                    .map(this::row).allMatch(r -> r.status() == OutboxStatus.PENDING && r.attemptCount() == 0));
+            await().during(Duration.ofSeconds(2))
+                    .atMost(Duration.ofSeconds(3))
+                    .until(() -> during.stream()
+                            .map(this::row)
+                            .allMatch(r -> r.status() == OutboxStatus.PENDING && r.attemptCount() == 0));
             assertEquals(claimed, relay.relay().stats().claimed(), "the open circuit claimed nothing");
         } finally {
             RabbitAdmin.run("set_vm_memory_high_watermark", "0.4");
@@ -150,8 +164,13 @@ class RelayFailureIT {
         bulkRows(rows);
         try (RecordingQueue ignored = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "bulk.#")) {
             TcpProxy proxy = brokerProxy();
-            RelayApp relay = relay("OUTBOX_AMQP_URI", fx.broker.uriVia(proxy.host(), proxy.port()),
-                    "OUTBOX_RELAY_BACKOFF", FAST_BACKOFF, "OUTBOX_RELAY_RECONNECT_INITIAL", "100ms");
+            RelayApp relay = relay(
+                    "OUTBOX_AMQP_URI",
+                    fx.broker.uriVia(proxy.host(), proxy.port()),
+                    "OUTBOX_RELAY_BACKOFF",
+                    FAST_BACKOFF,
+                    "OUTBOX_RELAY_RECONNECT_INITIAL",
+                    "100ms");
             await().atMost(WAIT).until(() -> count("status = 'PUBLISHED'") > 2_000);
             // hold the bytes so that messages are provably in flight, then reset the TCP connection
             proxy.stall();
@@ -173,10 +192,21 @@ class RelayFailureIT {
         bulkRows(3_000);
         try (RecordingQueue ignored = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "bulk.#")) {
             TcpProxy proxy = brokerProxy();
-            relay("OUTBOX_AMQP_URI", fx.broker.uriVia(proxy.host(), proxy.port()),
-                    "OUTBOX_RELAY_CONFIRM_TIMEOUT", "1s", "OUTBOX_RELAY_LEASE", "10s",
-                    "OUTBOX_RELAY_BACKOFF", FAST_BACKOFF, "OUTBOX_RELAY_BATCH_SIZE", "50",
-                    "OUTBOX_RELAY_CONFIRM_WINDOW", "100", "OUTBOX_AMQP_CONNECT_TIMEOUT", "1s");
+            relay(
+                    "OUTBOX_AMQP_URI",
+                    fx.broker.uriVia(proxy.host(), proxy.port()),
+                    "OUTBOX_RELAY_CONFIRM_TIMEOUT",
+                    "1s",
+                    "OUTBOX_RELAY_LEASE",
+                    "10s",
+                    "OUTBOX_RELAY_BACKOFF",
+                    FAST_BACKOFF,
+                    "OUTBOX_RELAY_BATCH_SIZE",
+                    "50",
+                    "OUTBOX_RELAY_CONFIRM_WINDOW",
+                    "100",
+                    "OUTBOX_AMQP_CONNECT_TIMEOUT",
+                    "1s");
             await().atMost(WAIT).until(() -> count("status = 'PUBLISHED'") > 200);
             proxy.stall(); // bytes stop; sockets stay open; no confirm can arrive
             await().atMost(WAIT).until(() -> count("last_error_code = 'CONFIRM_TIMEOUT'") > 0);
@@ -210,8 +240,11 @@ class RelayFailureIT {
             await().atMost(WAIT).until(() -> count("status IN ('PUBLISHED', 'RETRYABLE_FAILED')") == 3);
             assertEquals(1, count("status = 'PUBLISHED'"), "the queue took one message");
             // due again at a jittered time in (now, now + 1 h]: retried, not parked
-            assertEquals(2, count("status = 'RETRYABLE_FAILED' AND last_error_code = 'NACKED'"
-                    + " AND next_attempt_at > now() AND attempt_count = 1"), "the others were nacked, due later");
+            assertEquals(
+                    2,
+                    count("status = 'RETRYABLE_FAILED' AND last_error_code = 'NACKED'"
+                            + " AND next_attempt_at > now() AND attempt_count = 1"),
+                    "the others were nacked, due later");
         } finally {
             fx.broker.deleteQueue(queue);
             fx.broker.deleteExchange(exchange);
@@ -231,11 +264,18 @@ class RelayFailureIT {
             await().atMost(WAIT).until(() -> count("status = 'PARKED'") == 2);
             assertEquals(ErrorCode.UNROUTABLE, row(noRoute).lastErrorCode());
             assertEquals(ErrorCode.EXCHANGE_NOT_FOUND, row(noExchange).lastErrorCode());
-            assertTrue(row(noExchange).lastErrorMessage().contains("404"), row(noExchange).lastErrorMessage());
+            assertTrue(
+                    row(noExchange).lastErrorMessage().contains("404"),
+                    row(noExchange).lastErrorMessage());
             // messages in flight when the broker closed the channel are published again one by one:
             // at least once, with their own ids
-            assertEquals(good.stream().map(UUID::toString).sorted().toList(), q.await(good.size(), WAIT).stream()
-                    .map(TestBroker.Received::messageId).distinct().sorted().toList());
+            assertEquals(
+                    good.stream().map(UUID::toString).sorted().toList(),
+                    q.await(good.size(), WAIT).stream()
+                            .map(TestBroker.Received::messageId)
+                            .distinct()
+                            .sorted()
+                            .toList());
             assertEquals(0, relay.relay().stats().lostLeases(), "no row got two outcomes");
         } finally {
             fx.broker.deleteExchange("outbox.test.unbound");
@@ -262,7 +302,9 @@ class RelayFailureIT {
             relay("OUTBOX_AMQP_URI", fx.broker.uriAs(user, "limited-pw"), "OUTBOX_RELAY_DECLARE_TOPOLOGY", "false");
             await().atMost(WAIT).until(() -> row(refused).status() == OutboxStatus.PARKED);
             assertEquals(ErrorCode.ACCESS_REFUSED, row(refused).lastErrorCode());
-            assertTrue(row(refused).lastErrorMessage().contains("403"), row(refused).lastErrorMessage());
+            assertTrue(
+                    row(refused).lastErrorMessage().contains("403"),
+                    row(refused).lastErrorMessage());
             await().atMost(WAIT).until(() -> count("status = 'PUBLISHED'") == good.size());
         } finally {
             RabbitAdmin.run("delete_user", user);
@@ -278,13 +320,23 @@ class RelayFailureIT {
             // relay A reaches both the broker and the database through proxies the test can freeze
             TcpProxy aToBroker = brokerProxy();
             TcpProxy aToDatabase = closeLater(TcpProxy.start(fx.db.host(), fx.db.port()));
-            RelayApp a = relay("OUTBOX_RELAY_ID", "relay-a",
-                    "OUTBOX_AMQP_URI", fx.broker.uriVia(aToBroker.host(), aToBroker.port()),
-                    "OUTBOX_DB_URL", fx.db.urlVia(aToDatabase.host(), aToDatabase.port()),
-                    "OUTBOX_RELAY_LEASE", "10s", "OUTBOX_RELAY_CONFIRM_TIMEOUT", "3s",
-                    "OUTBOX_RELAY_STALE_CHECK_INTERVAL", "1h");
-            await().atMost(WAIT).until(() -> fx.db.count("SELECT count(*) FROM outbox_relay_waiters"
-                    + " WHERE relay_id = 'relay-a'") == 1);
+            RelayApp a = relay(
+                    "OUTBOX_RELAY_ID",
+                    "relay-a",
+                    "OUTBOX_AMQP_URI",
+                    fx.broker.uriVia(aToBroker.host(), aToBroker.port()),
+                    "OUTBOX_DB_URL",
+                    fx.db.urlVia(aToDatabase.host(), aToDatabase.port()),
+                    "OUTBOX_RELAY_LEASE",
+                    "10s",
+                    "OUTBOX_RELAY_CONFIRM_TIMEOUT",
+                    "3s",
+                    "OUTBOX_RELAY_STALE_CHECK_INTERVAL",
+                    "1h");
+            await().atMost(WAIT)
+                    .until(() ->
+                            fx.db.count("SELECT count(*) FROM outbox_relay_waiters" + " WHERE relay_id = 'relay-a'")
+                                    == 1);
             aToBroker.stall(); // A's publishes wait on the wire until its database is frozen
             for (int i = 0; i < 10; i++) {
                 ids.add(fx.insertRaw("test.fenced", "test.fenced", Topology.ORDERS_EXCHANGE, "{\"n\":" + i + "}"));
@@ -297,8 +349,15 @@ class RelayFailureIT {
             aToBroker.cut(); // and then it loses the broker, so it claims nothing more
             assertEquals(ids.size(), count("status = 'IN_PROGRESS' AND locked_by = 'relay-a'"));
             // relay B recovers the expired leases, publishes again and records PUBLISHED first
-            RelayApp b = relay("OUTBOX_RELAY_ID", "relay-b", "OUTBOX_RELAY_LEASE", "2s",
-                    "OUTBOX_RELAY_CONFIRM_TIMEOUT", "500ms", "OUTBOX_RELAY_STALE_CHECK_INTERVAL", "100ms");
+            RelayApp b = relay(
+                    "OUTBOX_RELAY_ID",
+                    "relay-b",
+                    "OUTBOX_RELAY_LEASE",
+                    "2s",
+                    "OUTBOX_RELAY_CONFIRM_TIMEOUT",
+                    "500ms",
+                    "OUTBOX_RELAY_STALE_CHECK_INTERVAL",
+                    "100ms");
             await().atMost(WAIT).until(() -> count("status = 'PUBLISHED' AND published_at IS NOT NULL") == ids.size());
             assertEquals(ids.size(), b.relay().stats().staleLeasesRecovered());
             assertEquals(ids.size(), b.relay().stats().published());
@@ -309,9 +368,10 @@ class RelayFailureIT {
             assertEquals(ids.size(), count("status = 'PUBLISHED'"));
             List<TestBroker.Received> got = q.await(2 * ids.size(), WAIT);
             assertEquals(2 * ids.size(), got.size(), "each was sent twice");
-            assertEquals(ids.size(), got.stream().map(TestBroker.Received::messageId).distinct().count(),
+            assertEquals(
+                    ids.size(),
+                    got.stream().map(TestBroker.Received::messageId).distinct().count(),
                     "with the same messageId both times");
         }
     }
-
 }

@@ -70,7 +70,9 @@ class RelayIT {
         await().atMost(WAIT).until(() -> fx.countByStatus("PUBLISHED") == 2);
 
         NewOutboxMessage captured = rows.get(1);
-        TestBroker.Received m = got.stream().filter(r -> r.messageId().equals(captured.id().toString())).findFirst()
+        TestBroker.Received m = got.stream()
+                .filter(r -> r.messageId().equals(captured.id().toString()))
+                .findFirst()
                 .orElseThrow();
         AMQP.BasicProperties p = m.delivery().getProperties();
         assertEquals(captured.id().toString(), p.getMessageId());
@@ -112,7 +114,9 @@ class RelayIT {
         startRelay();
         List<TestBroker.Received> got = queue.await(100, WAIT);
         await().atMost(WAIT).until(() -> fx.countByStatus("PUBLISHED") == 100);
-        assertEquals(ids.stream().sorted().toList(), got.stream().map(TestBroker.Received::messageId).sorted().toList());
+        assertEquals(
+                ids.stream().sorted().toList(),
+                got.stream().map(TestBroker.Received::messageId).sorted().toList());
     }
 
     @Test
@@ -138,18 +142,21 @@ class RelayIT {
     @Test
     void aPayloadThatBreaksItsContractIsParkedWithoutBeingSent() throws Exception {
         RecordingQueue queue = observe("#");
-        UUID bad = fx.insertRaw("payment.captured", "payment.captured", Topology.ORDERS_EXCHANGE,
-                "{\"orderId\":\"not-a-uuid\"}");
+        UUID bad = fx.insertRaw(
+                "payment.captured", "payment.captured", Topology.ORDERS_EXCHANGE, "{\"orderId\":\"not-a-uuid\"}");
         List<NewOutboxMessage> good = fx.placeAndCapture(MessageContext.none());
         startRelay();
         await().atMost(WAIT).until(() -> fx.status(bad).equals("PARKED"));
-        assertEquals(ErrorCode.PAYLOAD_INVALID, fx.store().find(bad).orElseThrow().lastErrorCode());
+        assertEquals(
+                ErrorCode.PAYLOAD_INVALID, fx.store().find(bad).orElseThrow().lastErrorCode());
         await().atMost(WAIT).until(() -> fx.countByStatus("PUBLISHED") == 2);
         List<TestBroker.Received> got = queue.await(2, WAIT);
-        assertEquals(List.of(), got.stream().filter(r -> r.messageId().equals(bad.toString())).toList(),
+        assertEquals(
+                List.of(),
+                got.stream().filter(r -> r.messageId().equals(bad.toString())).toList(),
                 "the bad row was never sent");
-        assertEquals(Map.of(ErrorCode.PAYLOAD_INVALID, 1L), Map.of(ErrorCode.PAYLOAD_INVALID,
-                fx.countByStatus("PARKED")));
+        assertEquals(
+                Map.of(ErrorCode.PAYLOAD_INVALID, 1L), Map.of(ErrorCode.PAYLOAD_INVALID, fx.countByStatus("PARKED")));
         assertEquals(good.size(), 2);
     }
 }

@@ -82,20 +82,31 @@ class RelayLivenessIT {
     }
 
     /** A relay process holding the first version of {@code orders} orders, unable to finish them. */
-    private record Holder(String relayId, JavaProcess process, TcpProxy brokerProxy, List<UUID> firstVersions,
-            List<UUID> allRows) {
-    }
+    private record Holder(
+            String relayId, JavaProcess process, TcpProxy brokerProxy, List<UUID> firstVersions, List<UUID> allRows) {}
 
     private Holder relayHoldingRows(String relayId, int orders) throws Exception {
         TcpProxy proxy = closeLater(TcpProxy.start(fx.broker.host(), fx.broker.port()));
-        JavaProcess process = closeLater(JavaProcess.start(relayId, RelayMain.class.getName(), fx.env(
-                "OUTBOX_RELAY_ID", relayId, "OUTBOX_AMQP_URI", fx.broker.uriVia(proxy.host(), proxy.port()),
-                "OUTBOX_RELAY_LEASE", LEASE, "OUTBOX_RELAY_CONFIRM_TIMEOUT", "40s",
-                // the stall must not end in a missed-heartbeat disconnect while the test looks on
-                "OUTBOX_AMQP_HEARTBEAT", "60s")));
+        JavaProcess process = closeLater(JavaProcess.start(
+                relayId,
+                RelayMain.class.getName(),
+                fx.env(
+                        "OUTBOX_RELAY_ID",
+                        relayId,
+                        "OUTBOX_AMQP_URI",
+                        fx.broker.uriVia(proxy.host(), proxy.port()),
+                        "OUTBOX_RELAY_LEASE",
+                        LEASE,
+                        "OUTBOX_RELAY_CONFIRM_TIMEOUT",
+                        "40s",
+                        // the stall must not end in a missed-heartbeat disconnect while the test looks on
+                        "OUTBOX_AMQP_HEARTBEAT",
+                        "60s")));
         process.awaitOutput(Pattern.compile("relay " + relayId + " holds its liveness lock"), Duration.ofSeconds(30));
         // one order published first: its channel is open and in confirm mode before the stall
-        List<UUID> warmUp = fx.placeAndCapture(MessageContext.none()).stream().map(NewOutboxMessage::id).toList();
+        List<UUID> warmUp = fx.placeAndCapture(MessageContext.none()).stream()
+                .map(NewOutboxMessage::id)
+                .toList();
         await().atMost(Duration.ofSeconds(30)).until(() -> published(warmUp) == warmUp.size());
         proxy.stall();
         List<UUID> first = new ArrayList<>();
@@ -129,12 +140,14 @@ class RelayLivenessIT {
     }
 
     private long published(List<UUID> ids) {
-        return fx.db.count("SELECT count(*) FROM message_outbox WHERE status = 'PUBLISHED' AND id = ANY(?)",
-                (Object) ids.toArray(UUID[]::new));
+        return fx.db.count("SELECT count(*) FROM message_outbox WHERE status = 'PUBLISHED' AND id = ANY(?)", (Object)
+                ids.toArray(UUID[]::new));
     }
 
     private static void signal(JavaProcess process, String signal) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid())).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid()))
+                .inheritIO()
+                .start();
         assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -" + signal + " failed");
     }
 
@@ -150,24 +163,37 @@ class RelayLivenessIT {
             try (RelayApp survivor = startRelay("relay-survivor")) {
                 long killedAt = System.nanoTime();
                 doomed.process().kill();
-                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
-                        .until(() -> published(doomed.allRows()) == doomed.allRows().size());
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(20))
+                        .until(() ->
+                                published(doomed.allRows()) == doomed.allRows().size());
                 long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
                 millis.add(took);
-                LOG.info("trial {}: {} rows of a SIGKILLed relay (and the versions behind them) published {} ms"
-                        + " after the kill", t, doomed.allRows().size(), took);
+                LOG.info(
+                        "trial {}: {} rows of a SIGKILLed relay (and the versions behind them) published {} ms"
+                                + " after the kill",
+                        t,
+                        doomed.allRows().size(),
+                        took);
                 assertTrue(took < RECOVERY_BOUND.toMillis(), "published " + took + " ms after the kill");
                 assertEquals(orders, survivor.liveness().recovered());
             }
-            assertEquals(orders, fx.db.count("SELECT count(*) FROM message_outbox WHERE id = ANY(?)"
-                    + " AND last_error_code = 'RELAY_DIED' AND attempt_count = 1",
-                    (Object) doomed.firstVersions().toArray(UUID[]::new)),
+            assertEquals(
+                    orders,
+                    fx.db.count(
+                            "SELECT count(*) FROM message_outbox WHERE id = ANY(?)"
+                                    + " AND last_error_code = 'RELAY_DIED' AND attempt_count = 1",
+                            (Object) doomed.firstVersions().toArray(UUID[]::new)),
                     "given back without counting the attempt, then published once by the survivor");
         }
         assertEquals(0, fx.count("status <> 'PUBLISHED'"));
         Collections.sort(millis);
-        LOG.info("SIGKILL to all rows published over {} trial(s): p50 {} ms, max {} ms, all {}", trials,
-                millis.get((millis.size() - 1) / 2), millis.get(millis.size() - 1), millis);
+        LOG.info(
+                "SIGKILL to all rows published over {} trial(s): p50 {} ms, max {} ms, all {}",
+                trials,
+                millis.get((millis.size() - 1) / 2),
+                millis.get(millis.size() - 1),
+                millis);
     }
 
     @Test
@@ -180,22 +206,27 @@ class RelayLivenessIT {
             long sweeps = watcher.liveness().sweeps();
             // twenty sweeps of the other relay while this one is frozen: each would have taken its
             // rows if a paused relay looked dead
-            await().atMost(Duration.ofSeconds(30)).until(() -> watcher.liveness().sweeps() >= sweeps + 20);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> watcher.liveness().sweeps() >= sweeps + 20);
             assertEquals(orders, heldBy("relay-paused"), "a paused relay keeps its leases");
             assertEquals(0, watcher.liveness().recovered());
         } finally {
             signal(paused.process(), "CONT");
         }
         paused.brokerProxy().resume();
-        await().atMost(Duration.ofSeconds(30)).until(() -> published(paused.allRows()) == paused.allRows().size());
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> published(paused.allRows()) == paused.allRows().size());
         // its own marks recorded the first versions: never given away, one attempt, one copy on the wire
-        assertEquals(orders, fx.db.count("SELECT count(*) FROM message_outbox WHERE id = ANY(?)"
-                + " AND last_error_code IS NULL AND attempt_count = 1",
-                (Object) paused.firstVersions().toArray(UUID[]::new)));
+        assertEquals(
+                orders,
+                fx.db.count(
+                        "SELECT count(*) FROM message_outbox WHERE id = ANY(?)"
+                                + " AND last_error_code IS NULL AND attempt_count = 1",
+                        (Object) paused.firstVersions().toArray(UUID[]::new)));
         // the warm-up order's two messages came first
         List<TestBroker.Received> received = wire.await(paused.allRows().size() + 2, Duration.ofSeconds(10));
-        Map<String, Long> copies = received.stream().collect(Collectors.groupingBy(TestBroker.Received::messageId,
-                Collectors.counting()));
+        Map<String, Long> copies =
+                received.stream().collect(Collectors.groupingBy(TestBroker.Received::messageId, Collectors.counting()));
         for (UUID id : paused.allRows()) {
             assertEquals(1L, copies.get(id.toString()), "published once: " + id);
         }
@@ -212,10 +243,14 @@ class RelayLivenessIT {
         try (Connection twin = DriverManager.getConnection(fx.db.url(), fx.db.user(), fx.db.password())) {
             // another session asks for the relay's lock first, as a second process with the same relay
             // id would; it is queued behind the relay's session and gets the lock the moment that ends
-            CompletableFuture<Void> twinHolds = CompletableFuture.runAsync(() -> query(twin,
-                    "SELECT pg_advisory_lock(" + RelayLock.NAMESPACE + ", " + key + ")"));
-            await().atMost(Duration.ofSeconds(10)).until(() -> fx.db.count("SELECT count(*) FROM pg_locks"
-                    + " WHERE locktype = 'advisory' AND objid::text = ? AND NOT granted", String.valueOf(key)) == 1);
+            CompletableFuture<Void> twinHolds = CompletableFuture.runAsync(
+                    () -> query(twin, "SELECT pg_advisory_lock(" + RelayLock.NAMESPACE + ", " + key + ")"));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> fx.db.count(
+                                    "SELECT count(*) FROM pg_locks"
+                                            + " WHERE locktype = 'advisory' AND objid::text = ? AND NOT granted",
+                                    String.valueOf(key))
+                            == 1);
             fx.db.scalar("SELECT pg_terminate_backend(?, 10000)", backend);
             twinHolds.get(10, TimeUnit.SECONDS);
 
@@ -255,7 +290,8 @@ class RelayLivenessIT {
         long restartedAt = System.nanoTime();
         // the only relay: no one else could give the rows back, and the lease has two minutes to go
         RelayApp again = relay("relay-phoenix");
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(20))
                 .until(() -> published(before.allRows()) == before.allRows().size());
         long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restartedAt);
         assertTrue(took < RECOVERY_BOUND.toMillis(), "published " + took + " ms after the restart");
@@ -267,16 +303,30 @@ class RelayLivenessIT {
     void aRelayRunWithoutLivenessUnderAnIdRegisteredBeforeKeepsItsRowsFromPeersSweeps() throws Exception {
         String relayId = "relay-pooled";
         // an earlier run of this relay id held its liveness lock, and is gone: the id stays registered
-        try (RelayLock earlier = RelayLock.connect(DatabaseConfig.of(fx.db.url(), fx.db.user(), fx.db.password(),
-                "relay-liveness-it"), relayId, Duration.ofSeconds(10))) {
+        try (RelayLock earlier = RelayLock.connect(
+                DatabaseConfig.of(fx.db.url(), fx.db.user(), fx.db.password(), "relay-liveness-it"),
+                relayId,
+                Duration.ofSeconds(10))) {
             assertTrue(earlier.tryAcquire());
         }
         // now it runs behind a transaction-mode pooler, without liveness, and holds leased rows
         TcpProxy proxy = closeLater(TcpProxy.start(fx.broker.host(), fx.broker.port()));
-        closeLater(RelayApp.start(new Settings(fx.env("OUTBOX_RELAY_ID", relayId, "OUTBOX_RELAY_LIVENESS", "false",
-                "OUTBOX_AMQP_URI", fx.broker.uriVia(proxy.host(), proxy.port()), "OUTBOX_RELAY_LEASE", LEASE,
-                "OUTBOX_RELAY_CONFIRM_TIMEOUT", "40s", "OUTBOX_AMQP_HEARTBEAT", "60s"))));
-        List<UUID> warmUp = fx.placeAndCapture(MessageContext.none()).stream().map(NewOutboxMessage::id).toList();
+        closeLater(RelayApp.start(new Settings(fx.env(
+                "OUTBOX_RELAY_ID",
+                relayId,
+                "OUTBOX_RELAY_LIVENESS",
+                "false",
+                "OUTBOX_AMQP_URI",
+                fx.broker.uriVia(proxy.host(), proxy.port()),
+                "OUTBOX_RELAY_LEASE",
+                LEASE,
+                "OUTBOX_RELAY_CONFIRM_TIMEOUT",
+                "40s",
+                "OUTBOX_AMQP_HEARTBEAT",
+                "60s"))));
+        List<UUID> warmUp = fx.placeAndCapture(MessageContext.none()).stream()
+                .map(NewOutboxMessage::id)
+                .toList();
         await().atMost(Duration.ofSeconds(30)).until(() -> published(warmUp) == warmUp.size());
         proxy.stall();
         int orders = 5;
@@ -299,7 +349,8 @@ class RelayLivenessIT {
     }
 
     private static void query(Connection c, String sql) {
-        try (PreparedStatement s = c.prepareStatement(sql); ResultSet rs = s.executeQuery()) {
+        try (PreparedStatement s = c.prepareStatement(sql);
+                ResultSet rs = s.executeQuery()) {
             rs.next();
         } catch (SQLException e) {
             throw new IllegalStateException(sql, e);
@@ -307,8 +358,11 @@ class RelayLivenessIT {
     }
 
     private static HttpResponse<String> get(RelayApp relay, String path) throws Exception {
-        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + relay.httpPort() + path)).build(),
+        HttpClient client =
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        return client.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + relay.httpPort() + path))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 }

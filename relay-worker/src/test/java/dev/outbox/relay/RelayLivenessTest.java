@@ -41,9 +41,16 @@ class RelayLivenessTest {
     }
 
     private RelayLiveness start(Duration checkInterval) {
-        liveness = new RelayLiveness(new LivenessConfig(true, checkInterval, Duration.ofSeconds(10), Duration.ofDays(1)),
-                connector, "relay-fake", new QuietRegistry(), gate, () -> { },
-                new ExponentialBackoff(Duration.ofMillis(10), Duration.ofMillis(50)), 5, meters);
+        liveness = new RelayLiveness(
+                new LivenessConfig(true, checkInterval, Duration.ofSeconds(10), Duration.ofDays(1)),
+                connector,
+                "relay-fake",
+                new QuietRegistry(),
+                gate,
+                () -> {},
+                new ExponentialBackoff(Duration.ofMillis(10), Duration.ofMillis(50)),
+                5,
+                meters);
         liveness.start();
         return liveness;
     }
@@ -133,7 +140,7 @@ class RelayLivenessTest {
         final Deque<Boolean> acquireResults = new ArrayDeque<>();
         final AtomicInteger acquireCalls = new AtomicInteger();
         volatile boolean refuseForever;
-        volatile Runnable onHeartbeat = () -> { };
+        volatile Runnable onHeartbeat = () -> {};
         volatile LockHolder holder = LockHolder.nobody();
         volatile boolean closed;
 
@@ -148,8 +155,7 @@ class RelayLivenessTest {
         }
 
         @Override
-        public void recordIncarnation(String host, long pid, Instant startedAt) {
-        }
+        public void recordIncarnation(String host, long pid, Instant startedAt) {}
 
         @Override
         public void heartbeat() {

@@ -33,6 +33,7 @@ import org.postgresql.PGNotification;
 class RelayNotifyIT {
     /** Far longer than any wait below: a row published within WAIT was not found by polling. */
     private static final String ONCE_A_MINUTE = "60s";
+
     private static final Duration WAIT = Duration.ofSeconds(10);
 
     private final OutboxFixtures fx = new OutboxFixtures();
@@ -71,7 +72,8 @@ class RelayNotifyIT {
     @Test
     void oneNotificationPerCommittedTransactionNoneForARollback() throws Exception {
         fx.db.update("INSERT INTO outbox_relay_waiters (relay_id) VALUES ('waiting-relay')");
-        try (Connection listener = connect(); Connection writer = connect()) {
+        try (Connection listener = connect();
+                Connection writer = connect()) {
             try (Statement s = listener.createStatement()) {
                 s.execute("LISTEN " + PendingListener.CHANNEL);
             }
@@ -105,7 +107,8 @@ class RelayNotifyIT {
 
     @Test
     void noNotificationWhileNoRelayWaitsOrOnlyAStaleRegistration() throws Exception {
-        try (Connection listener = connect(); Connection writer = connect()) {
+        try (Connection listener = connect();
+                Connection writer = connect()) {
             try (Statement s = listener.createStatement()) {
                 s.execute("LISTEN " + PendingListener.CHANNEL);
             }
@@ -138,10 +141,11 @@ class RelayNotifyIT {
 
     @Test
     void anIdleListeningRelayRegistersAsWaitingAndWithdrawsWhenStopped() throws Exception {
-        RelayApp relay = RelayApp.start(new Settings(fx.env("OUTBOX_RELAY_POLL_INTERVAL", ONCE_A_MINUTE,
-                "OUTBOX_RELAY_ID", "idle-relay")));
-        await().atMost(WAIT).until(() -> fx.db.count("SELECT count(*) FROM outbox_relay_waiters"
-                + " WHERE relay_id = 'idle-relay'") == 1);
+        RelayApp relay = RelayApp.start(
+                new Settings(fx.env("OUTBOX_RELAY_POLL_INTERVAL", ONCE_A_MINUTE, "OUTBOX_RELAY_ID", "idle-relay")));
+        await().atMost(WAIT)
+                .until(() -> fx.db.count("SELECT count(*) FROM outbox_relay_waiters" + " WHERE relay_id = 'idle-relay'")
+                        == 1);
         relay.close();
         assertEquals(0, fx.db.count("SELECT count(*) FROM outbox_relay_waiters"));
     }
@@ -150,8 +154,8 @@ class RelayNotifyIT {
     void aRelayThatDoesNotListenNeverAsksForNotifications() throws Exception {
         RecordingQueue wire = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "test.notify");
         closing.add(wire);
-        RelayApp relay = RelayApp.start(new Settings(fx.env("OUTBOX_RELAY_LISTEN", "false",
-                "OUTBOX_RELAY_POLL_INTERVAL", "10ms")));
+        RelayApp relay = RelayApp.start(
+                new Settings(fx.env("OUTBOX_RELAY_LISTEN", "false", "OUTBOX_RELAY_POLL_INTERVAL", "10ms")));
         closing.add(relay);
         try (Connection writer = connect()) {
             insertRows(writer, 1);
@@ -187,8 +191,8 @@ class RelayNotifyIT {
     void aKilledListeningConnectionIsReplacedAndWakeUpsContinue() throws Exception {
         RecordingQueue wire = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "test.notify");
         closing.add(wire);
-        RelayApp relay = RelayApp.start(new Settings(fx.env("OUTBOX_RELAY_POLL_INTERVAL", ONCE_A_MINUTE,
-                "OUTBOX_RELAY_RECONNECT_INITIAL", "100ms")));
+        RelayApp relay = RelayApp.start(new Settings(
+                fx.env("OUTBOX_RELAY_POLL_INTERVAL", ONCE_A_MINUTE, "OUTBOX_RELAY_RECONNECT_INITIAL", "100ms")));
         closing.add(relay);
         PendingListener listener = relay.listener();
         await().atMost(WAIT).until(() -> listener.connects() == 1);

@@ -26,7 +26,8 @@ import org.junit.jupiter.api.Test;
 class RelayObservabilityIT {
     private final OutboxFixtures fx = new OutboxFixtures();
     private final List<AutoCloseable> closing = new ArrayList<>();
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     @BeforeEach
     void clean() {
@@ -44,7 +45,9 @@ class RelayObservabilityIT {
     }
 
     private HttpResponse<String> get(RelayApp relay, String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + relay.httpPort() + path)).build(),
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + relay.httpPort() + path))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
@@ -54,7 +57,8 @@ class RelayObservabilityIT {
 
     /** The sum of a metric's samples whose labels contain {@code label} (e.g. error_code="X"). */
     private static double metric(String body, String name, String label) {
-        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "(\\{[^}]*\\})? ([0-9.eE+-]+|NaN)$").matcher(body);
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "(\\{[^}]*\\})? ([0-9.eE+-]+|NaN)$")
+                .matcher(body);
         double total = 0;
         boolean found = false;
         while (m.find()) {
@@ -77,13 +81,16 @@ class RelayObservabilityIT {
         fx.insertRaw("test.lost", "no.binding", "outbox.test.unbound-exchange-for-metrics", "{}");
         RelayApp relay = RelayApp.start(new Settings(fx.env()));
         closing.add(relay);
-        await().atMost(Duration.ofSeconds(20)).until(() -> fx.countByStatus("PUBLISHED") == 10
-                && fx.countByStatus("PARKED") == 1);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> fx.countByStatus("PUBLISHED") == 10 && fx.countByStatus("PARKED") == 1);
 
         String body = get(relay, "/metrics").body();
         assertEquals(10, metric(body, "outbox_publish_successes_total"), 0.0);
         assertTrue(metric(body, "outbox_publish_attempts_total") >= 11);
-        assertEquals(1, metric(body, "outbox_publish_failures_total", "error_code=\"EXCHANGE_NOT_FOUND\""), 0.0,
+        assertEquals(
+                1,
+                metric(body, "outbox_publish_failures_total", "error_code=\"EXCHANGE_NOT_FOUND\""),
+                0.0,
                 "failures by code");
         assertTrue(metric(body, "outbox_confirm_latency_seconds_count") >= 10);
         assertTrue(body.contains("outbox_confirm_latency_seconds_bucket"), "a histogram");
@@ -96,10 +103,13 @@ class RelayObservabilityIT {
         assertEquals(0, metric(body, "outbox_relay_outcomes_unrecorded_total"), 0.0);
         assertEquals(0, metric(body, "outbox_relay_listen_failures_total", "kind=\"unexpected\""), 0.0);
         metric(body, "outbox_relay_listen_failures_total", "kind=\"database\"");
-        await().atMost(Duration.ofSeconds(10)).until(() -> metric(get(relay, "/metrics").body(),
-                "outbox_parked_count") == 1.0);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> metric(get(relay, "/metrics").body(), "outbox_parked_count") == 1.0);
         String later = get(relay, "/metrics").body();
-        assertEquals(1, metric(later, "outbox_parked_count", "error_code=\"EXCHANGE_NOT_FOUND\""), 0.0,
+        assertEquals(
+                1,
+                metric(later, "outbox_parked_count", "error_code=\"EXCHANGE_NOT_FOUND\""),
+                0.0,
                 "parked by error code");
         assertEquals(0, metric(later, "outbox_pending_count"), 0.0);
         metric(later, "outbox_oldest_pending_age_seconds");
@@ -112,20 +122,27 @@ class RelayObservabilityIT {
     void readinessFollowsTheBrokerAndLivenessTheProcess() throws Exception {
         TcpProxy proxy = TcpProxy.start(fx.broker.host(), fx.broker.port());
         closing.add(proxy);
-        RelayApp relay = RelayApp.start(new Settings(fx.env("OUTBOX_AMQP_URI",
-                fx.broker.uriVia(proxy.host(), proxy.port()), "OUTBOX_RELAY_RECONNECT_INITIAL", "100ms",
-                "OUTBOX_RELAY_RECONNECT_MAX", "500ms")));
+        RelayApp relay = RelayApp.start(new Settings(fx.env(
+                "OUTBOX_AMQP_URI",
+                fx.broker.uriVia(proxy.host(), proxy.port()),
+                "OUTBOX_RELAY_RECONNECT_INITIAL",
+                "100ms",
+                "OUTBOX_RELAY_RECONNECT_MAX",
+                "500ms")));
         closing.add(relay);
-        await().atMost(Duration.ofSeconds(10)).until(() -> get(relay, "/health/ready").statusCode() == 200);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> get(relay, "/health/ready").statusCode() == 200);
         assertTrue(get(relay, "/health/ready").body().contains("\"database\":\"UP\""));
 
         proxy.cut();
-        await().atMost(Duration.ofSeconds(10)).until(() -> get(relay, "/health/ready").statusCode() == 503);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> get(relay, "/health/ready").statusCode() == 503);
         HttpResponse<String> down = get(relay, "/health/ready");
         assertTrue(down.body().contains("\"broker\":\"DOWN"), down.body());
         assertEquals(200, get(relay, "/health/live").statusCode(), "alive though not ready: do not restart it");
 
         proxy.restore();
-        await().atMost(Duration.ofSeconds(10)).until(() -> get(relay, "/health/ready").statusCode() == 200);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> get(relay, "/health/ready").statusCode() == 200);
     }
 }

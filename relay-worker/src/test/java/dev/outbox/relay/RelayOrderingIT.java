@@ -44,9 +44,14 @@ class RelayOrderingIT {
     }
 
     private void insertVersion(String aggregate, long version, String routingKey) {
-        fx.db.update("INSERT INTO message_outbox (aggregate_type, aggregate_id, aggregate_version, message_type,"
-                + " exchange_name, routing_key, payload) VALUES ('test', ?, ?, 'test.step', ?, ?, ?::jsonb)",
-                aggregate, version, Topology.ORDERS_EXCHANGE, routingKey, "{\"v\":" + version + "}");
+        fx.db.update(
+                "INSERT INTO message_outbox (aggregate_type, aggregate_id, aggregate_version, message_type,"
+                        + " exchange_name, routing_key, payload) VALUES ('test', ?, ?, 'test.step', ?, ?, ?::jsonb)",
+                aggregate,
+                version,
+                Topology.ORDERS_EXCHANGE,
+                routingKey,
+                "{\"v\":" + version + "}");
     }
 
     /** Arrival order of versions per aggregate, as one consumer on one queue saw them. */
@@ -75,17 +80,21 @@ class RelayOrderingIT {
         closing.add(relay);
 
         await().atMost(WAIT).until(() -> fx.count("aggregate_id LIKE 'flowing-%' AND status = 'PUBLISHED'") == 15);
-        assertEquals("PARKED", fx.db.scalar("SELECT status FROM message_outbox WHERE aggregate_id = 'stuck'"
-                + " AND aggregate_version = 1"));
-        assertEquals(2, fx.count("aggregate_id = 'stuck' AND status = 'PENDING' AND attempt_count = 0"),
+        assertEquals(
+                "PARKED",
+                fx.db.scalar("SELECT status FROM message_outbox WHERE aggregate_id = 'stuck'"
+                        + " AND aggregate_version = 1"));
+        assertEquals(
+                2,
+                fx.count("aggregate_id = 'stuck' AND status = 'PENDING' AND attempt_count = 0"),
                 "v2 and v3 were never even tried");
         assertEquals(1, fx.store().blockedAggregates());
 
         // the operator fixes the topology and retries v1: v1, v2, v3 follow in order
         RecordingQueue fixed = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "test.unbound", "test.bound");
         closing.add(fixed);
-        UUID v1 = (UUID) fx.db.scalar("SELECT id FROM message_outbox WHERE aggregate_id = 'stuck'"
-                + " AND aggregate_version = 1");
+        UUID v1 = (UUID) fx.db.scalar(
+                "SELECT id FROM message_outbox WHERE aggregate_id = 'stuck'" + " AND aggregate_version = 1");
         fx.store().retryNow(List.of(v1));
         await().atMost(WAIT).until(() -> fx.count("aggregate_id = 'stuck' AND status = 'PUBLISHED'") == 3);
         List<Long> stuck = byAggregate(fixed.await(3, WAIT)).get("stuck");
@@ -99,10 +108,14 @@ class RelayOrderingIT {
         int versions = 10;
         RecordingQueue wire = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "test.ordered");
         closing.add(wire);
-        JavaProcess one = JavaProcess.start("relay-one", RelayMain.class.getName(),
+        JavaProcess one = JavaProcess.start(
+                "relay-one",
+                RelayMain.class.getName(),
                 fx.env("OUTBOX_RELAY_ID", "relay-one", "OUTBOX_RELAY_BATCH_SIZE", "32"));
         closing.add(one);
-        JavaProcess two = JavaProcess.start("relay-two", RelayMain.class.getName(),
+        JavaProcess two = JavaProcess.start(
+                "relay-two",
+                RelayMain.class.getName(),
                 fx.env("OUTBOX_RELAY_ID", "relay-two", "OUTBOX_RELAY_BATCH_SIZE", "32"));
         closing.add(two);
         // both relays are connected and polling before there is anything to claim, so the backlog
@@ -112,11 +125,14 @@ class RelayOrderingIT {
         two.awaitOutput(connected, WAIT);
         // the whole backlog in one statement: version by version across aggregates, as concurrent
         // business transactions would have written it
-        fx.db.update("INSERT INTO message_outbox (aggregate_type, aggregate_id, aggregate_version, message_type,"
-                + " exchange_name, routing_key, payload)"
-                + " SELECT 'test', 'agg-' || a, v, 'test.step', ?, 'test.ordered', jsonb_build_object('v', v)"
-                + " FROM generate_series(1, ?) AS v, generate_series(0, ? - 1) AS a ORDER BY v, a",
-                Topology.ORDERS_EXCHANGE, versions, aggregates);
+        fx.db.update(
+                "INSERT INTO message_outbox (aggregate_type, aggregate_id, aggregate_version, message_type,"
+                        + " exchange_name, routing_key, payload)"
+                        + " SELECT 'test', 'agg-' || a, v, 'test.step', ?, 'test.ordered', jsonb_build_object('v', v)"
+                        + " FROM generate_series(1, ?) AS v, generate_series(0, ? - 1) AS a ORDER BY v, a",
+                Topology.ORDERS_EXCHANGE,
+                versions,
+                aggregates);
 
         List<TestBroker.Received> received = wire.await(aggregates * versions, WAIT);
         await().atMost(WAIT).until(() -> fx.count("status = 'PUBLISHED'") == (long) aggregates * versions);

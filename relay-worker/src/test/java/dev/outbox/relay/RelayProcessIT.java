@@ -54,7 +54,9 @@ class RelayProcessIT {
         int rows = 30_000;
         fx.bulkRows(rows);
         RecordingQueue wire = closeLater(fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "bulk.#"));
-        JavaProcess relay = closeLater(JavaProcess.start("relay-term", RelayMain.class.getName(),
+        JavaProcess relay = closeLater(JavaProcess.start(
+                "relay-term",
+                RelayMain.class.getName(),
                 fx.env("OUTBOX_RELAY_ID", "relay-term", "OUTBOX_RELAY_SHUTDOWN_TIMEOUT", "5s")));
         await().atMost(WAIT).until(() -> fx.count("status = 'PUBLISHED'") > 3_000);
 
@@ -73,26 +75,40 @@ class RelayProcessIT {
         assertEquals(confirmed, published, "each confirm the relay saw before it exited is PUBLISHED");
         assertEquals(claimed, confirmed + released, "each row it claimed was published or given back");
         assertEquals(0, fx.count("status = 'IN_PROGRESS'"), "nothing left leased");
-        assertEquals(rows - published, fx.count("status = 'PENDING' AND attempt_count = 0 AND locked_by IS NULL"),
+        assertEquals(
+                rows - published,
+                fx.count("status = 'PENDING' AND attempt_count = 0 AND locked_by IS NULL"),
                 "the rows not published, given back or never claimed, are due again with no attempt counted");
 
         // what reached the broker is exactly what is PUBLISHED: in flight at SIGTERM meant waited for, not
         // abandoned. A marker sent after the relay's connection closed comes last from the queue.
         String marker = UUID.randomUUID().toString();
-        fx.broker.withChannel(ch -> ch.basicPublish(Topology.ORDERS_EXCHANGE, "bulk.marker", false,
-                new AMQP.BasicProperties.Builder().messageId(marker).build(), new byte[0]));
+        fx.broker.withChannel(ch -> ch.basicPublish(
+                Topology.ORDERS_EXCHANGE,
+                "bulk.marker",
+                false,
+                new AMQP.BasicProperties.Builder().messageId(marker).build(),
+                new byte[0]));
         List<TestBroker.Received> sent = new ArrayList<>(wire.await((int) published + 1, WAIT));
         while (sent.stream().noneMatch(r -> marker.equals(r.messageId()))) {
             sent.addAll(wire.await(1, WAIT));
         }
-        List<String> sentIds = sent.stream().map(TestBroker.Received::messageId).filter(id -> !marker.equals(id))
+        List<String> sentIds = sent.stream()
+                .map(TestBroker.Received::messageId)
+                .filter(id -> !marker.equals(id))
                 .toList();
         assertEquals(sentIds.size(), sentIds.stream().distinct().count(), "that relay sent no message twice");
-        Set<String> publishedIds = fx.db.rows("SELECT id::text AS id FROM message_outbox WHERE status = 'PUBLISHED'")
-                .stream().map(r -> (String) r.get("id")).collect(Collectors.toSet());
-        List<String> sentNotPublished = sentIds.stream().filter(id -> !publishedIds.contains(id)).toList();
-        assertEquals(0, sentNotPublished.size(), "in flight at SIGTERM and abandoned instead of drained, e.g. "
-                + sentNotPublished.stream().limit(3).toList());
+        Set<String> publishedIds =
+                fx.db.rows("SELECT id::text AS id FROM message_outbox WHERE status = 'PUBLISHED'").stream()
+                        .map(r -> (String) r.get("id"))
+                        .collect(Collectors.toSet());
+        List<String> sentNotPublished =
+                sentIds.stream().filter(id -> !publishedIds.contains(id)).toList();
+        assertEquals(
+                0,
+                sentNotPublished.size(),
+                "in flight at SIGTERM and abandoned instead of drained, e.g. "
+                        + sentNotPublished.stream().limit(3).toList());
         assertEquals(publishedIds.size(), sentIds.size(), "every PUBLISHED row is on the broker");
 
         // a new relay finishes the backlog; every row took exactly one counted attempt
@@ -107,9 +123,14 @@ class RelayProcessIT {
         TcpProxy dbProxy = closeLater(TcpProxy.start(fx.db.host(), fx.db.port()));
         closeLater(fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "bulk.#"));
         fx.bulkRows(rows);
-        JavaProcess relay = closeLater(JavaProcess.start("relay-dbdown", RelayMain.class.getName(),
-                fx.env("OUTBOX_DB_URL", fx.db.urlVia(dbProxy.host(), dbProxy.port()),
-                        "OUTBOX_DB_CONNECT_TIMEOUT", "1s")));
+        JavaProcess relay = closeLater(JavaProcess.start(
+                "relay-dbdown",
+                RelayMain.class.getName(),
+                fx.env(
+                        "OUTBOX_DB_URL",
+                        fx.db.urlVia(dbProxy.host(), dbProxy.port()),
+                        "OUTBOX_DB_CONNECT_TIMEOUT",
+                        "1s")));
         await().atMost(WAIT).until(() -> fx.count("status = 'PUBLISHED'") > 2_000);
 
         dbProxy.cut(); // claims and marks now fail mid-stream; confirmed outcomes wait in memory
@@ -121,9 +142,12 @@ class RelayProcessIT {
         try {
             await().atMost(WAIT).until(() -> fx.count("status = 'PUBLISHED'") == rows + 100);
         } catch (org.awaitility.core.ConditionTimeoutException e) {
-            throw new AssertionError("not every row published after the outage: " + fx.db.rows("SELECT status,"
-                    + " last_error_code, locked_by, count(*) FROM message_outbox GROUP BY 1, 2, 3")
-                    + "\nrelay output:\n" + relay.output(), e);
+            throw new AssertionError(
+                    "not every row published after the outage: "
+                            + fx.db.rows("SELECT status,"
+                                    + " last_error_code, locked_by, count(*) FROM message_outbox GROUP BY 1, 2, 3")
+                            + "\nrelay output:\n" + relay.output(),
+                    e);
         }
         assertTrue(relay.isAlive(), "the process never died");
         assertEquals(0, fx.count("status IN ('IN_PROGRESS', 'PARKED')"));

@@ -63,14 +63,21 @@ class RelayWorkerLoopIT {
         };
         Settings settings = new Settings(fx.env("OUTBOX_RELAY_ID", "relay-survivor"));
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        session = new BrokerSession(BrokerConfig.from(settings, fx.broker.uri(), "relay-worker-loop-it"),
-                new ExponentialBackoff(Duration.ofMillis(100), Duration.ofSeconds(1)), c -> { });
+        session = new BrokerSession(
+                BrokerConfig.from(settings, fx.broker.uri(), "relay-worker-loop-it"),
+                new ExponentialBackoff(Duration.ofMillis(100), Duration.ofSeconds(1)),
+                c -> {});
         session.start();
         relay = new OutboxRelay(RelayConfig.from(settings), throwingOnce, session, new RelayStats(registry));
         fx.placeAndCapture(MessageContext.none());
         relay.start();
 
         await().atMost(Duration.ofSeconds(20)).until(() -> fx.countByStatus("PUBLISHED") == 2);
-        assertEquals(1.0, registry.get("outbox.relay.unexpected.failures").tag("where", "publisher").counter().count());
+        assertEquals(
+                1.0,
+                registry.get("outbox.relay.unexpected.failures")
+                        .tag("where", "publisher")
+                        .counter()
+                        .count());
     }
 }

@@ -1,10 +1,10 @@
 package dev.outbox.relay;
 
+import static com.tngtech.archunit.base.DescribedPredicate.describe;
 import static com.tngtech.archunit.core.domain.JavaCall.Predicates.target;
 import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.name;
 import static com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
-import static com.tngtech.archunit.base.DescribedPredicate.describe;
 
 import com.rabbitmq.client.Channel;
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -24,9 +24,12 @@ class SinglePublisherArchTest {
             .importPackages("dev.outbox");
 
     static final ArchRule ONLY_THE_CONFIRM_PUBLISHER_PUBLISHES = noClasses()
-            .that().resideOutsideOfPackage("dev.outbox.messaging.publish..")
-            .and().resideOutsideOfPackage("dev.outbox.testkit..")
-            .should().callMethodWhere(target(name("basicPublish"))
+            .that()
+            .resideOutsideOfPackage("dev.outbox.messaging.publish..")
+            .and()
+            .resideOutsideOfPackage("dev.outbox.testkit..")
+            .should()
+            .callMethodWhere(target(name("basicPublish"))
                     .and(target(owner(describe("a RabbitMQ Channel", o -> o.isAssignableTo(Channel.class))))))
             .because("only the relay publishes (seed 000): it alone calls basicPublish, through the confirm"
                     + " publisher, so every message is confirmed, mandatory and recorded in the outbox");

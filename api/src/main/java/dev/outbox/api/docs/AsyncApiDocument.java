@@ -21,8 +21,7 @@ public final class AsyncApiDocument {
     static final String AMQP_BINDING_VERSION = "0.3.0";
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private AsyncApiDocument() {
-    }
+    private AsyncApiDocument() {}
 
     public static ObjectNode generate(MessageContracts contracts, String version) {
         ObjectNode doc = JSON.createObjectNode();
@@ -30,17 +29,21 @@ public final class AsyncApiDocument {
         ObjectNode info = doc.putObject("info");
         info.put("title", "Order service events");
         info.put("version", version);
-        info.put("description", "Domain events published by the transactional outbox relay. Every message is"
-                + " published persistent (deliveryMode 2) with mandatory=true on a confirm channel, at least once:"
-                + " messageId is the outbox row id and stays the same on every retry and replay, so consumers"
-                + " deduplicate on it. Events of one aggregate are published in aggregate_version order unless"
-                + " their type is unordered. The body is the payload snapshot stored in the outbox row, byte for"
-                + " byte.");
+        info.put(
+                "description",
+                "Domain events published by the transactional outbox relay. Every message is"
+                        + " published persistent (deliveryMode 2) with mandatory=true on a confirm channel, at least once:"
+                        + " messageId is the outbox row id and stays the same on every retry and replay, so consumers"
+                        + " deduplicate on it. Events of one aggregate are published in aggregate_version order unless"
+                        + " their type is unordered. The body is the payload snapshot stored in the outbox row, byte for"
+                        + " byte.");
         doc.put("defaultContentType", "application/json");
 
         Map<String, List<MessageContract>> byChannel = new LinkedHashMap<>();
         for (MessageContract c : contracts.all()) {
-            byChannel.computeIfAbsent(channelId(c), k -> new java.util.ArrayList<>()).add(c);
+            byChannel
+                    .computeIfAbsent(channelId(c), k -> new java.util.ArrayList<>())
+                    .add(c);
         }
         ObjectNode channels = doc.putObject("channels");
         ObjectNode operations = doc.putObject("operations");
@@ -50,10 +53,13 @@ public final class AsyncApiDocument {
             ObjectNode channel = channels.putObject(channelId);
             channel.put("address", first.routingKey());
             channel.put("title", first.messageType());
-            channel.put("description", "Routing key " + first.routingKey() + " on the durable topic exchange "
-                    + first.exchange() + ". " + (first.ordered()
-                            ? "Ordered: per aggregate, in aggregate_version order."
-                            : "Unordered: published without waiting for earlier versions of its aggregate."));
+            channel.put(
+                    "description",
+                    "Routing key " + first.routingKey() + " on the durable topic exchange "
+                            + first.exchange() + ". "
+                            + (first.ordered()
+                                    ? "Ordered: per aggregate, in aggregate_version order."
+                                    : "Unordered: published without waiting for earlier versions of its aggregate."));
             ObjectNode channelMessages = channel.putObject("messages");
             ObjectNode amqp = channel.putObject("bindings").putObject("amqp");
             amqp.put("is", "routingKey");
@@ -67,8 +73,10 @@ public final class AsyncApiDocument {
             ObjectNode operation = operations.putObject("publish." + channelId);
             operation.put("action", "send");
             operation.putObject("channel").put("$ref", "#/channels/" + channelId);
-            operation.put("summary", "The relay publishes " + first.messageType() + " after the transaction that"
-                    + " recorded it committed.");
+            operation.put(
+                    "summary",
+                    "The relay publishes " + first.messageType() + " after the transaction that"
+                            + " recorded it committed.");
             ArrayNode opMessages = operation.putArray("messages");
             ObjectNode opAmqp = operation.putObject("bindings").putObject("amqp");
             opAmqp.put("deliveryMode", 2);
@@ -103,10 +111,12 @@ public final class AsyncApiDocument {
             m.put("summary", c.description());
         }
         m.put("contentType", "application/json");
-        m.put("description", "AMQP properties: messageId = the outbox row id (UUID; the deduplication key),"
-                + " type = \"" + c.messageType() + "\", correlationId = the request's correlation id,"
-                + " timestamp = when the row was written, contentType application/json, contentEncoding utf-8,"
-                + " deliveryMode 2.");
+        m.put(
+                "description",
+                "AMQP properties: messageId = the outbox row id (UUID; the deduplication key),"
+                        + " type = \"" + c.messageType() + "\", correlationId = the request's correlation id,"
+                        + " timestamp = when the row was written, contentType application/json, contentEncoding utf-8,"
+                        + " deliveryMode 2.");
         m.set("headers", headers(c));
         m.set("payload", c.payloadSchema());
         ObjectNode amqp = m.putObject("bindings").putObject("amqp");
@@ -137,14 +147,19 @@ public final class AsyncApiDocument {
         p.putObject("message_type").put("const", c.messageType());
         p.putObject("message_version").put("const", c.version());
         p.putObject("aggregate_type").put("const", c.aggregateType());
-        p.putObject("aggregate_id").put("type", "string")
+        p.putObject("aggregate_id")
+                .put("type", "string")
                 .put("description", "Equals the payload's " + c.aggregateIdProperty() + ".");
-        p.putObject("aggregate_version").put("type", "integer").put("minimum", 1)
+        p.putObject("aggregate_version")
+                .put("type", "integer")
+                .put("minimum", 1)
                 .put("description", "Gapless per aggregate, from 1: apply in this order.");
         p.putObject("tenant_id").put("type", "string").put("description", "Present when the aggregate has a tenant.");
-        p.putObject("causation_id").put("type", "string")
+        p.putObject("causation_id")
+                .put("type", "string")
                 .put("description", "The messageId of the event that caused this one, when there was one.");
-        p.putObject("traceparent").put("type", "string")
+        p.putObject("traceparent")
+                .put("type", "string")
                 .put("pattern", "^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$")
                 .put("description", "W3C trace context of the request that recorded the event, when it had one.");
         return h;

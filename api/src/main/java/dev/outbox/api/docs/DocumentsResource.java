@@ -55,8 +55,9 @@ public final class DocumentsResource {
             throw new UncheckedIOException(e);
         }
         this.openApi = text("openapi.json").replace("${project.version}", version);
-        this.swaggerUiVersion = properties(DocumentsResource.class,
-                "/META-INF/maven/org.webjars/swagger-ui/pom.properties").getProperty("version");
+        this.swaggerUiVersion = properties(
+                        DocumentsResource.class, "/META-INF/maven/org.webjars/swagger-ui/pom.properties")
+                .getProperty("version");
     }
 
     @GET
@@ -79,7 +80,8 @@ public final class DocumentsResource {
     public Response page() {
         return Response.ok(text("docs.html"), "text/html; charset=utf-8")
                 .header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-                .header("X-Content-Type-Options", "nosniff").build();
+                .header("X-Content-Type-Options", "nosniff")
+                .build();
     }
 
     @GET
@@ -94,8 +96,10 @@ public final class DocumentsResource {
         if (in == null) {
             throw new IllegalStateException(resource + " is missing from the classpath");
         }
-        return Response.ok(in, type).header("Cache-Control", "max-age=3600")
-                .header("X-Content-Type-Options", "nosniff").build();
+        return Response.ok(in, type)
+                .header("Cache-Control", "max-age=3600")
+                .header("X-Content-Type-Options", "nosniff")
+                .build();
     }
 
     private static String text(String resource) {

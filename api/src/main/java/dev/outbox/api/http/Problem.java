@@ -10,8 +10,15 @@ import java.util.List;
  * (also in the server log), and the request's correlation id.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record Problem(String type, String title, int status, String detail, String code, List<Violation> errors,
-        String errorId, String correlationId) {
+public record Problem(
+        String type,
+        String title,
+        int status,
+        String detail,
+        String code,
+        List<Violation> errors,
+        String errorId,
+        String correlationId) {
 
     public static final String MEDIA_TYPE = "application/problem+json";
 

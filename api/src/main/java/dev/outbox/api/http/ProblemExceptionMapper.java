@@ -47,7 +47,8 @@ public final class ProblemExceptionMapper implements ExceptionMapper<Throwable> 
         } else if (LOG.isDebugEnabled()) {
             LOG.debug("{} {}: {}", problem.status(), problem.code(), failure.toString());
         }
-        Response.ResponseBuilder b = Response.status(problem.status()).type(Problem.MEDIA_TYPE).entity(problem);
+        Response.ResponseBuilder b =
+                Response.status(problem.status()).type(Problem.MEDIA_TYPE).entity(problem);
         if (correlation != null) {
             b.header(RequestMetadataFilter.CORRELATION_ID, correlation);
         }
@@ -78,17 +79,26 @@ public final class ProblemExceptionMapper implements ExceptionMapper<Throwable> 
             return jsonProblem(json);
         }
         if (failure instanceof ConcurrencyConflictException) {
-            return Problem.of(409, "concurrent_modification", "Changed concurrently",
+            return Problem.of(
+                    409,
+                    "concurrent_modification",
+                    "Changed concurrently",
                     "the order was changed by another request at the same time; read it and try again");
         }
         if (failure instanceof StatementRefusedException) {
             // transient like an outage, but the database answered: say it is busy, not gone
-            return Problem.of(503, "service_unavailable", "Temporarily unavailable",
+            return Problem.of(
+                    503,
+                    "service_unavailable",
+                    "Temporarily unavailable",
                     "the database is too busy to complete the request right now; retry later (with the same"
                             + " Idempotency-Key)");
         }
         if (failure instanceof DataAccessException e && e.isTransient()) {
-            return Problem.of(503, "service_unavailable", "Temporarily unavailable",
+            return Problem.of(
+                    503,
+                    "service_unavailable",
+                    "Temporarily unavailable",
                     "the database is not reachable right now; retry later (with the same Idempotency-Key)");
         }
         if (failure instanceof WebApplicationException wae) {
@@ -99,7 +109,10 @@ public final class ProblemExceptionMapper implements ExceptionMapper<Throwable> 
                 return Problem.of(status, reason.toLowerCase().replace(' ', '_'), reason, describeClientError(status));
             }
         }
-        return Problem.of(500, "internal_error", "Internal error",
+        return Problem.of(
+                500,
+                "internal_error",
+                "Internal error",
                 "the request failed on our side; quote the errorId when reporting it");
     }
 
@@ -122,8 +135,8 @@ public final class ProblemExceptionMapper implements ExceptionMapper<Throwable> 
             JsonMappingException m = (JsonMappingException) e;
             String field = path(m);
             return Problem.of(400, "validation_failed", "Invalid request", field + " has the wrong type")
-                    .withErrors(List.of(new Violation(field, "has the wrong type (money is a decimal string,"
-                            + " quantity an integer)")));
+                    .withErrors(List.of(new Violation(
+                            field, "has the wrong type (money is a decimal string," + " quantity an integer)")));
         }
         return Problem.of(400, "malformed_json", "Malformed JSON", "the request body is not valid JSON");
     }

@@ -37,10 +37,10 @@ public final class RequestMetadataFilter implements ContainerRequestFilter, Cont
             correlation = UUID.randomUUID().toString();
         } else if (!TOKEN.matcher(correlation).matches()) {
             // echo a fresh id on the error so the client still gets something to quote
-            request.setProperty(RequestMetadata.PROPERTY,
+            request.setProperty(
+                    RequestMetadata.PROPERTY,
                     new RequestMetadata(UUID.randomUUID().toString(), null, null, null));
-            throw InvalidInputException.of(CORRELATION_ID,
-                    "must be 1-128 characters of letters, digits and ._:/@+=-");
+            throw InvalidInputException.of(CORRELATION_ID, "must be 1-128 characters of letters, digits and ._:/@+=-");
         }
         String traceparent = request.getHeaderString(TRACEPARENT);
         if (!MessageContext.isValidTraceparent(traceparent)) {

@@ -23,8 +23,8 @@ import java.util.HexFormat;
  */
 @Priority(Priorities.USER)
 public final class IdempotencyFilter implements ContainerRequestFilter {
-    private static final ObjectMapper CANONICAL = Json.mapper().copy()
-            .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
+    private static final ObjectMapper CANONICAL =
+            Json.mapper().copy().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
 
     @Override
     public void filter(ContainerRequestContext request) {
@@ -43,8 +43,12 @@ public final class IdempotencyFilter implements ContainerRequestFilter {
         }
         request.setEntityStream(new ByteArrayInputStream(body));
         String scope = metadata.tenantId() == null ? "" : metadata.tenantId();
-        request.setProperty(IdempotencyRequest.PROPERTY, new IdempotencyRequest(scope, metadata.idempotencyKey(),
-                fingerprint(request.getMethod(), request.getUriInfo().getPath(), body)));
+        request.setProperty(
+                IdempotencyRequest.PROPERTY,
+                new IdempotencyRequest(
+                        scope,
+                        metadata.idempotencyKey(),
+                        fingerprint(request.getMethod(), request.getUriInfo().getPath(), body)));
     }
 
     static String fingerprint(String method, String path, byte[] body) {

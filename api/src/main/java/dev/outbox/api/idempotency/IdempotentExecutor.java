@@ -38,7 +38,10 @@ public class IdempotentExecutor {
         if (claimed == null) {
             StoredIdempotencyKey stored = keys.find(request.scope(), request.key());
             if (!stored.requestHash().equals(request.fingerprint())) {
-                throw new ApiException(Problem.of(422, "idempotency_key_reused", "Idempotency-Key already used",
+                throw new ApiException(Problem.of(
+                        422,
+                        "idempotency_key_reused",
+                        "Idempotency-Key already used",
                         "this Idempotency-Key was used for a different request (method, path or body); use a new"
                                 + " key for a new request"));
             }

@@ -16,7 +16,8 @@ public record StoredResponse(int status, String body, String location, boolean r
     }
 
     public Response toResponse() {
-        Response.ResponseBuilder b = Response.status(status).type(MediaType.APPLICATION_JSON_TYPE).entity(body);
+        Response.ResponseBuilder b =
+                Response.status(status).type(MediaType.APPLICATION_JSON_TYPE).entity(body);
         if (location != null) {
             b.location(URI.create(location));
         }

@@ -9,15 +9,14 @@ import java.util.UUID;
 
 /** The opaque keyset cursor of a search: the {@code (created_at, id)} of the last row returned. */
 final class Cursors {
-    private Cursors() {
-    }
+    private Cursors() {}
 
-    record Position(Instant createdAt, UUID id) {
-    }
+    record Position(Instant createdAt, UUID id) {}
 
     static String encode(Instant createdAt, UUID id) {
         long micros = ChronoUnit.MICROS.between(Instant.EPOCH, createdAt);
-        return Base64.getUrlEncoder().withoutPadding()
+        return Base64.getUrlEncoder()
+                .withoutPadding()
                 .encodeToString((micros + ":" + id).getBytes(StandardCharsets.UTF_8));
     }
 
@@ -26,7 +25,8 @@ final class Cursors {
             String text = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
             int colon = text.indexOf(':');
             long micros = Long.parseLong(text.substring(0, colon));
-            return new Position(Instant.EPOCH.plus(micros, ChronoUnit.MICROS), UUID.fromString(text.substring(colon + 1)));
+            return new Position(
+                    Instant.EPOCH.plus(micros, ChronoUnit.MICROS), UUID.fromString(text.substring(colon + 1)));
         } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
             throw InvalidInputException.of("after", "is not a cursor returned by this API");
         }

@@ -39,7 +39,10 @@ public final class OpsAuthFilter implements ContainerRequestFilter {
         }
         boolean write = !"GET".equals(request.getMethod()) && !"HEAD".equals(request.getMethod());
         if (operatorDigest == null && (write || readDigest == null)) {
-            throw new ApiException(Problem.of(503, "ops_disabled", "Operator endpoints are disabled",
+            throw new ApiException(Problem.of(
+                    503,
+                    "ops_disabled",
+                    "Operator endpoints are disabled",
                     "set OUTBOX_OPS_TOKEN (and optionally OUTBOX_OPS_READ_TOKEN) to enable them"));
         }
         String header = request.getHeaderString(HttpHeaders.AUTHORIZATION);
@@ -52,16 +55,27 @@ public final class OpsAuthFilter implements ContainerRequestFilter {
             role = operator ? OpsPrincipal.Role.OPERATOR : reader ? OpsPrincipal.Role.READ_ONLY : null;
         }
         if (role == null) {
-            throw new ApiException(Problem.of(401, "unauthorized", "Unauthorized",
-                    "operator endpoints need Authorization: Bearer <token>"), "Bearer realm=\"outbox-ops\"");
+            throw new ApiException(
+                    Problem.of(
+                            401,
+                            "unauthorized",
+                            "Unauthorized",
+                            "operator endpoints need Authorization: Bearer <token>"),
+                    "Bearer realm=\"outbox-ops\"");
         }
         if (write && role != OpsPrincipal.Role.OPERATOR) {
-            throw new ApiException(Problem.of(403, "forbidden", "Forbidden",
+            throw new ApiException(Problem.of(
+                    403,
+                    "forbidden",
+                    "Forbidden",
                     "the read-only token cannot change anything; use the operator token"));
         }
         String actor = request.getHeaderString(OPERATOR_HEADER);
         if (actor != null && !ACTOR.matcher(actor).matches()) {
-            throw new ApiException(Problem.of(400, "validation_failed", "Invalid request",
+            throw new ApiException(Problem.of(
+                    400,
+                    "validation_failed",
+                    "Invalid request",
                     OPERATOR_HEADER + " must be 1-64 characters of letters, digits and ._@+-"));
         }
         request.setProperty(OpsPrincipal.PROPERTY, new OpsPrincipal(role, actor == null ? role.label() : actor));

@@ -10,7 +10,8 @@ import java.time.Duration;
  */
 public record OpsConfig(String operatorToken, String readToken, Duration relayLease) {
     public static OpsConfig from(Settings s) {
-        return new OpsConfig(s.optional("OUTBOX_OPS_TOKEN").orElse(null),
+        return new OpsConfig(
+                s.optional("OUTBOX_OPS_TOKEN").orElse(null),
                 s.optional("OUTBOX_OPS_READ_TOKEN").orElse(null),
                 s.duration("OUTBOX_RELAY_LEASE", Duration.ofMinutes(2), Duration.ofSeconds(1), Duration.ofHours(24)));
     }

@@ -45,12 +45,19 @@ public final class OpsResource {
 
     @GET
     @Path("/outbox")
-    public OpsViews.Page search(@QueryParam("status") String status, @QueryParam("messageType") String messageType,
-            @QueryParam("aggregateType") String aggregateType, @QueryParam("aggregateId") String aggregateId,
-            @QueryParam("correlationId") String correlationId, @QueryParam("tenantId") String tenantId,
-            @QueryParam("errorCode") String errorCode, @QueryParam("createdFrom") String createdFrom,
-            @QueryParam("createdTo") String createdTo, @QueryParam("limit") String limit,
-            @QueryParam("after") String after, @Context ContainerRequestContext request) {
+    public OpsViews.Page search(
+            @QueryParam("status") String status,
+            @QueryParam("messageType") String messageType,
+            @QueryParam("aggregateType") String aggregateType,
+            @QueryParam("aggregateId") String aggregateId,
+            @QueryParam("correlationId") String correlationId,
+            @QueryParam("tenantId") String tenantId,
+            @QueryParam("errorCode") String errorCode,
+            @QueryParam("createdFrom") String createdFrom,
+            @QueryParam("createdTo") String createdTo,
+            @QueryParam("limit") String limit,
+            @QueryParam("after") String after,
+            @Context ContainerRequestContext request) {
         List<Violation> errors = new ArrayList<>();
         String st = enumValue("status", status, OutboxStatus.class, errors);
         String code = enumValue("errorCode", errorCode, ErrorCode.class, errors);
@@ -61,9 +68,19 @@ public final class OpsResource {
             throw new InvalidInputException(errors);
         }
         Cursors.Position position = after == null || after.isBlank() ? null : Cursors.decode(after);
-        OutboxQuery query = new OutboxQuery(st, blankToNull(messageType), blankToNull(aggregateType),
-                blankToNull(aggregateId), blankToNull(correlationId), blankToNull(tenantId), code, from, to,
-                position == null ? null : position.createdAt(), position == null ? null : position.id(), size + 1);
+        OutboxQuery query = new OutboxQuery(
+                st,
+                blankToNull(messageType),
+                blankToNull(aggregateType),
+                blankToNull(aggregateId),
+                blankToNull(correlationId),
+                blankToNull(tenantId),
+                code,
+                from,
+                to,
+                position == null ? null : position.createdAt(),
+                position == null ? null : position.id(),
+                size + 1);
         return ops.search(query, OpsPrincipal.of(request).canWrite());
     }
 
@@ -89,14 +106,15 @@ public final class OpsResource {
 
     @POST
     @Path("/outbox/{id}/retry")
-    public OpsViews.ActionResult retry(@PathParam("id") String id, OpsViews.ReasonRequest body,
-            @Context ContainerRequestContext request) {
+    public OpsViews.ActionResult retry(
+            @PathParam("id") String id, OpsViews.ReasonRequest body, @Context ContainerRequestContext request) {
         return ops.retry(id(id), OpsPrincipal.of(request), body == null ? null : body.reason());
     }
 
     @POST
     @Path("/outbox/retry")
-    public OpsViews.BulkRetryResult bulkRetry(OpsViews.BulkRetryRequest body, @Context ContainerRequestContext request) {
+    public OpsViews.BulkRetryResult bulkRetry(
+            OpsViews.BulkRetryRequest body, @Context ContainerRequestContext request) {
         if (body == null) {
             throw InvalidInputException.of("body", "is required");
         }
@@ -106,7 +124,9 @@ public final class OpsResource {
             errors.add(new Violation("status", "must be PARKED or RETRYABLE_FAILED"));
         }
         String code = enumValue("errorCode", body.errorCode(), ErrorCode.class, errors);
-        if (code == null && blankToNull(body.messageType()) == null && body.createdFrom() == null
+        if (code == null
+                && blankToNull(body.messageType()) == null
+                && body.createdFrom() == null
                 && body.createdTo() == null) {
             errors.add(new Violation("filter", "name at least one of errorCode, messageType, createdFrom, createdTo"));
         }
@@ -117,41 +137,44 @@ public final class OpsResource {
         if (!errors.isEmpty()) {
             throw new InvalidInputException(errors);
         }
-        BulkRetryFilter filter = new BulkRetryFilter(status, code, blankToNull(body.messageType()), body.createdFrom(),
-                body.createdTo());
-        return ops.bulkRetry(filter, Boolean.TRUE.equals(body.dryRun()), limit, OpsPrincipal.of(request),
-                body.reason());
+        BulkRetryFilter filter = new BulkRetryFilter(
+                status, code, blankToNull(body.messageType()), body.createdFrom(), body.createdTo());
+        return ops.bulkRetry(
+                filter, Boolean.TRUE.equals(body.dryRun()), limit, OpsPrincipal.of(request), body.reason());
     }
 
     @POST
     @Path("/outbox/{id}/cancel")
-    public OpsViews.ActionResult cancel(@PathParam("id") String id, OpsViews.ReasonRequest body,
-            @Context ContainerRequestContext request) {
+    public OpsViews.ActionResult cancel(
+            @PathParam("id") String id, OpsViews.ReasonRequest body, @Context ContainerRequestContext request) {
         return ops.cancel(id(id), OpsPrincipal.of(request), body == null ? null : body.reason());
     }
 
     @POST
     @Path("/outbox/{id}/replay")
-    public OpsViews.ActionResult replay(@PathParam("id") String id, OpsViews.ReasonRequest body,
-            @Context ContainerRequestContext request) {
+    public OpsViews.ActionResult replay(
+            @PathParam("id") String id, OpsViews.ReasonRequest body, @Context ContainerRequestContext request) {
         return ops.replay(id(id), OpsPrincipal.of(request), body == null ? null : body.reason());
     }
 
     @POST
     @Path("/outbox/replay-aggregate")
-    public OpsViews.ActionResult replayAggregate(OpsViews.ReplayAggregateRequest body,
-            @Context ContainerRequestContext request) {
+    public OpsViews.ActionResult replayAggregate(
+            OpsViews.ReplayAggregateRequest body, @Context ContainerRequestContext request) {
         if (body == null) {
             throw InvalidInputException.of("body", "is required");
         }
-        return ops.replayAggregate(blankToNull(body.aggregateType()), blankToNull(body.aggregateId()),
-                OpsPrincipal.of(request), body.reason());
+        return ops.replayAggregate(
+                blankToNull(body.aggregateType()),
+                blankToNull(body.aggregateId()),
+                OpsPrincipal.of(request),
+                body.reason());
     }
 
     @POST
     @Path("/outbox/{id}/release")
-    public OpsViews.ActionResult release(@PathParam("id") String id, OpsViews.ReasonRequest body,
-            @Context ContainerRequestContext request) {
+    public OpsViews.ActionResult release(
+            @PathParam("id") String id, OpsViews.ReasonRequest body, @Context ContainerRequestContext request) {
         return ops.releaseLease(id(id), OpsPrincipal.of(request), body == null ? null : body.reason());
     }
 
@@ -164,7 +187,9 @@ public final class OpsResource {
 
     @GET
     @Path("/audit")
-    public OpsViews.AuditPage audit(@QueryParam("messageId") String messageId, @QueryParam("limit") String limit,
+    public OpsViews.AuditPage audit(
+            @QueryParam("messageId") String messageId,
+            @QueryParam("limit") String limit,
             @QueryParam("after") String after) {
         List<Violation> errors = new ArrayList<>();
         int size = integer("limit", limit, 50, 1, 500, errors);
@@ -198,8 +223,8 @@ public final class OpsResource {
         return s == null || s.isBlank() ? null : s.trim();
     }
 
-    private static <E extends Enum<E>> String enumValue(String field, String value, Class<E> type,
-            List<Violation> errors) {
+    private static <E extends Enum<E>> String enumValue(
+            String field, String value, Class<E> type, List<Violation> errors) {
         if (value == null || value.isBlank()) {
             return null;
         }

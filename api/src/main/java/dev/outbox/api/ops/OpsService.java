@@ -72,11 +72,14 @@ public class OpsService {
             return Optional.empty();
         }
         OpsViews.Blocker blocker = null;
-        if (r.aggregateVersion() != null && (r.status() == OutboxStatus.PENDING
-                || r.status() == OutboxStatus.RETRYABLE_FAILED)) {
+        if (r.aggregateVersion() != null
+                && (r.status() == OutboxStatus.PENDING || r.status() == OutboxStatus.RETRYABLE_FAILED)) {
             OutboxRecord b = ops.blockingVersion(id);
             if (b != null) {
-                blocker = new OpsViews.Blocker(b.id(), b.aggregateVersion(), b.status().name(),
+                blocker = new OpsViews.Blocker(
+                        b.id(),
+                        b.aggregateVersion(),
+                        b.status().name(),
                         b.lastErrorCode() == null ? null : b.lastErrorCode().name());
             }
         }
@@ -93,8 +96,8 @@ public class OpsService {
     }
 
     @Transactional
-    public OpsViews.BulkRetryResult bulkRetry(BulkRetryFilter filter, boolean dryRun, int limit, OpsPrincipal who,
-            String reason) {
+    public OpsViews.BulkRetryResult bulkRetry(
+            BulkRetryFilter filter, boolean dryRun, int limit, OpsPrincipal who, String reason) {
         long matched = ops.countBulkRetry(filter);
         if (dryRun) {
             return new OpsViews.BulkRetryResult(true, matched, 0, null, matched);
@@ -104,8 +107,12 @@ public class OpsService {
         f.put("status", filter.status());
         f.put("errorCode", filter.errorCode());
         f.put("messageType", filter.messageType());
-        f.put("createdFrom", filter.createdFrom() == null ? null : filter.createdFrom().toString());
-        f.put("createdTo", filter.createdTo() == null ? null : filter.createdTo().toString());
+        f.put(
+                "createdFrom",
+                filter.createdFrom() == null ? null : filter.createdFrom().toString());
+        f.put(
+                "createdTo",
+                filter.createdTo() == null ? null : filter.createdTo().toString());
         f.put("limit", limit);
         audit(who, "BULK_RETRY", ids, Json.write(f), reason);
         return new OpsViews.BulkRetryResult(false, matched, ids.size(), ids, Math.max(0, matched - ids.size()));
@@ -131,8 +138,8 @@ public class OpsService {
 
     /** Every {@code PUBLISHED} row of one aggregate is published again, in version order. */
     @Transactional
-    public OpsViews.ActionResult replayAggregate(String aggregateType, String aggregateId, OpsPrincipal who,
-            String reason) {
+    public OpsViews.ActionResult replayAggregate(
+            String aggregateType, String aggregateId, OpsPrincipal who, String reason) {
         if (aggregateType == null || aggregateType.isBlank() || aggregateId == null || aggregateId.isBlank()) {
             throw InvalidInputException.of("aggregateType/aggregateId", "are required");
         }
@@ -147,8 +154,8 @@ public class OpsService {
     /** A stuck {@code IN_PROGRESS} row is taken from its relay (whose late mark the fence refuses). */
     @Transactional
     public OpsViews.ActionResult releaseLease(UUID id, OpsPrincipal who, String reason) {
-        List<UUID> changed = ops.releaseLease(id, "lease released by " + who.actor()
-                + (reason == null ? "" : ": " + reason));
+        List<UUID> changed =
+                ops.releaseLease(id, "lease released by " + who.actor() + (reason == null ? "" : ": " + reason));
         requireChanged(id, changed, "released", "IN_PROGRESS");
         audit(who, "RELEASE_LEASE", changed, null, reason);
         return new OpsViews.ActionResult("RELEASE_LEASE", changed.size(), changed);
@@ -166,8 +173,8 @@ public class OpsService {
         for (CodeCount c : ops.parkedByErrorCode()) {
             parked.put(c.code(), c.count());
         }
-        return new OpsViews.Stats(counts, s.publishedLastHour(), s.oldestPendingAgeSeconds(), parked,
-                s.blockedAggregates());
+        return new OpsViews.Stats(
+                counts, s.publishedLastHour(), s.oldestPendingAgeSeconds(), parked, s.blockedAggregates());
     }
 
     @Transactional
@@ -188,8 +195,17 @@ public class OpsService {
         var blocked = ops.blockedAggregates(100);
         var waiting = ops.waitingConsumers(Duration.ofMinutes(5).toMillis(), 100);
         var sideEffects = ops.pendingSideEffects(Duration.ofMinutes(5).toMillis(), 100);
-        return new OpsViews.Reconcile(missing.isEmpty() && expired.isEmpty() && blocked.isEmpty()
-                && waiting.isEmpty() && sideEffects.isEmpty(), missing, expired, blocked, waiting, sideEffects);
+        return new OpsViews.Reconcile(
+                missing.isEmpty()
+                        && expired.isEmpty()
+                        && blocked.isEmpty()
+                        && waiting.isEmpty()
+                        && sideEffects.isEmpty(),
+                missing,
+                expired,
+                blocked,
+                waiting,
+                sideEffects);
     }
 
     private void requireChanged(UUID id, List<UUID> changed, String verb, String allowed) {
@@ -200,7 +216,10 @@ public class OpsService {
         if (r == null) {
             throw ApiException.notFound("message " + id);
         }
-        throw new ApiException(Problem.of(409, "invalid_state", "Not allowed in the row's current state",
+        throw new ApiException(Problem.of(
+                409,
+                "invalid_state",
+                "Not allowed in the row's current state",
                 "message " + id + " is " + r.status() + "; only " + allowed + " rows can be " + verb));
     }
 
@@ -214,9 +233,22 @@ public class OpsService {
     }
 
     private void audit(OpsPrincipal who, String action, List<UUID> ids, String filter, String reason) {
-        ops.audit(new AuditEntry(null, null, who.actor(), who.role().label(), action, ids.toArray(UUID[]::new), filter,
-                reason, ids.size()));
-        LOG.info("ops {} by {} ({}) on {} row(s){}", action, who.actor(), who.role().label(), ids.size(),
+        ops.audit(new AuditEntry(
+                null,
+                null,
+                who.actor(),
+                who.role().label(),
+                action,
+                ids.toArray(UUID[]::new),
+                filter,
+                reason,
+                ids.size()));
+        LOG.info(
+                "ops {} by {} ({}) on {} row(s){}",
+                action,
+                who.actor(),
+                who.role().label(),
+                ids.size(),
                 reason == null ? "" : ": " + reason);
     }
 

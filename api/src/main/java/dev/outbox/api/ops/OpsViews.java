@@ -20,87 +20,158 @@ import java.util.UUID;
 
 /** What the operator endpoints answer with. */
 public final class OpsViews {
-    private OpsViews() {
-    }
+    private OpsViews() {}
 
     /**
      * One outbox row. The payload is shown to the operator role only; the read-only role sees its
      * size and SHA-256, enough to compare without copying possibly personal data further.
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Row(UUID id, String aggregateType, String aggregateId, Long aggregateVersion, String messageType,
-            int messageVersion, String exchange, String routingKey, String status, int attemptCount,
-            Instant nextAttemptAt, String lastErrorCode, String lastErrorMessage, Instant createdAt,
-            Instant publishedAt, String correlationId, String causationId, String traceId, String tenantId,
-            Lease lease, JsonNode payload, Integer payloadBytes, String payloadSha256, JsonNode headers,
+    public record Row(
+            UUID id,
+            String aggregateType,
+            String aggregateId,
+            Long aggregateVersion,
+            String messageType,
+            int messageVersion,
+            String exchange,
+            String routingKey,
+            String status,
+            int attemptCount,
+            Instant nextAttemptAt,
+            String lastErrorCode,
+            String lastErrorMessage,
+            Instant createdAt,
+            Instant publishedAt,
+            String correlationId,
+            String causationId,
+            String traceId,
+            String tenantId,
+            Lease lease,
+            JsonNode payload,
+            Integer payloadBytes,
+            String payloadSha256,
+            JsonNode headers,
             Blocker blockedBy) {
 
         static Row of(OutboxRecord r, boolean withPayload, Instant leaseExpiresAt, Blocker blockedBy) {
             byte[] payload = r.payload().getBytes(StandardCharsets.UTF_8);
-            return new Row(r.id(), r.aggregateType(), r.aggregateId(), r.aggregateVersion(), r.messageType(),
-                    r.messageVersion(), r.exchangeName(), r.routingKey(), r.status().name(), r.attemptCount(),
-                    r.nextAttemptAt(), r.lastErrorCode() == null ? null : r.lastErrorCode().name(),
-                    r.lastErrorMessage(), r.createdAt(), r.publishedAt(), r.correlationId(), r.causationId(),
-                    r.traceId(), r.tenantId(),
+            return new Row(
+                    r.id(),
+                    r.aggregateType(),
+                    r.aggregateId(),
+                    r.aggregateVersion(),
+                    r.messageType(),
+                    r.messageVersion(),
+                    r.exchangeName(),
+                    r.routingKey(),
+                    r.status().name(),
+                    r.attemptCount(),
+                    r.nextAttemptAt(),
+                    r.lastErrorCode() == null ? null : r.lastErrorCode().name(),
+                    r.lastErrorMessage(),
+                    r.createdAt(),
+                    r.publishedAt(),
+                    r.correlationId(),
+                    r.causationId(),
+                    r.traceId(),
+                    r.tenantId(),
                     r.lockedBy() == null ? null : new Lease(r.lockedBy(), r.lockedAt(), r.leaseToken(), leaseExpiresAt),
-                    withPayload ? tree(r.payload()) : null, withPayload ? null : payload.length,
-                    withPayload ? null : sha256(payload), tree(r.headers()), blockedBy);
+                    withPayload ? tree(r.payload()) : null,
+                    withPayload ? null : payload.length,
+                    withPayload ? null : sha256(payload),
+                    tree(r.headers()),
+                    blockedBy);
         }
     }
 
     /** Who holds a row and until when. */
-    public record Lease(String lockedBy, Instant lockedAt, Long leaseToken, Instant expiresAt) {
-    }
+    public record Lease(String lockedBy, Instant lockedAt, Long leaseToken, Instant expiresAt) {}
 
     /** The earlier version of the aggregate that holds a row back. */
-    public record Blocker(UUID id, Long aggregateVersion, String status, String lastErrorCode) {
-    }
+    public record Blocker(UUID id, Long aggregateVersion, String status, String lastErrorCode) {}
 
-    public record Page(List<Row> items, String next) {
-    }
+    public record Page(List<Row> items, String next) {}
 
-    public record BulkRetryRequest(String status, String errorCode, String messageType, Instant createdFrom,
-            Instant createdTo, Boolean dryRun, Integer limit, String reason) {
-    }
+    public record BulkRetryRequest(
+            String status,
+            String errorCode,
+            String messageType,
+            Instant createdFrom,
+            Instant createdTo,
+            Boolean dryRun,
+            Integer limit,
+            String reason) {}
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record BulkRetryResult(boolean dryRun, long matched, int retried, List<UUID> ids, long remaining) {
-    }
+    public record BulkRetryResult(boolean dryRun, long matched, int retried, List<UUID> ids, long remaining) {}
 
-    public record ReasonRequest(String reason) {
-    }
+    public record ReasonRequest(String reason) {}
 
-    public record ReplayAggregateRequest(String aggregateType, String aggregateId, String reason) {
-    }
+    public record ReplayAggregateRequest(String aggregateType, String aggregateId, String reason) {}
 
-    public record ActionResult(String action, int affected, List<UUID> ids) {
-    }
+    public record ActionResult(String action, int affected, List<UUID> ids) {}
 
-    public record Stats(Map<String, Long> counts, long publishedLastHour, double oldestPendingAgeSeconds,
-            Map<String, Long> parkedByErrorCode, long blockedAggregates) {
-    }
+    public record Stats(
+            Map<String, Long> counts,
+            long publishedLastHour,
+            double oldestPendingAgeSeconds,
+            Map<String, Long> parkedByErrorCode,
+            long blockedAggregates) {}
 
-    public record Audit(Long id, Instant at, String actor, String role, String action, List<UUID> messageIds,
-            JsonNode filter, String reason, int affected) {
+    public record Audit(
+            Long id,
+            Instant at,
+            String actor,
+            String role,
+            String action,
+            List<UUID> messageIds,
+            JsonNode filter,
+            String reason,
+            int affected) {
         static Audit of(AuditEntry e) {
-            return new Audit(e.id(), e.at(), e.actor(), e.role(), e.action(),
+            return new Audit(
+                    e.id(),
+                    e.at(),
+                    e.actor(),
+                    e.role(),
+                    e.action(),
                     e.messageIds() == null ? List.of() : List.of(e.messageIds()),
-                    e.filter() == null ? null : tree(e.filter()), e.reason(), e.affected());
+                    e.filter() == null ? null : tree(e.filter()),
+                    e.reason(),
+                    e.affected());
         }
     }
 
-    public record AuditPage(List<Audit> items, String next) {
-    }
+    public record AuditPage(List<Audit> items, String next) {}
 
     /**
      * A registered relay. {@code alive}: some session holds its liveness lock now; a dead relay's
      * leased rows are given back within seconds by any live one ({@code RELAY_DIED}).
      */
-    public record Relay(String relayId, boolean alive, String host, Long pid, Integer databaseBackendPid,
-            Instant startedAt, Instant heartbeatAt, Instant registeredAt, long inProgress, Instant oldestLeaseAt) {
+    public record Relay(
+            String relayId,
+            boolean alive,
+            String host,
+            Long pid,
+            Integer databaseBackendPid,
+            Instant startedAt,
+            Instant heartbeatAt,
+            Instant registeredAt,
+            long inProgress,
+            Instant oldestLeaseAt) {
         static Relay of(RelayView v) {
-            return new Relay(v.relayId(), v.alive(), v.host(), v.pid(), v.backendPid(), v.startedAt(), v.heartbeatAt(),
-                    v.registeredAt(), v.inProgress(), v.oldestLeaseAt());
+            return new Relay(
+                    v.relayId(),
+                    v.alive(),
+                    v.host(),
+                    v.pid(),
+                    v.backendPid(),
+                    v.startedAt(),
+                    v.heartbeatAt(),
+                    v.registeredAt(),
+                    v.inProgress(),
+                    v.oldestLeaseAt());
         }
     }
 
@@ -111,10 +182,13 @@ public final class OpsViews {
         }
     }
 
-    public record Reconcile(boolean ok, List<Reconciliation.OrderMissingEvent> ordersMissingEvents,
-            List<Reconciliation.ExpiredLease> expiredLeases, List<Reconciliation.BlockedAggregate> blockedAggregates,
-            List<Reconciliation.WaitingConsumer> waitingConsumers, List<PendingSideEffect> pendingSideEffects) {
-    }
+    public record Reconcile(
+            boolean ok,
+            List<Reconciliation.OrderMissingEvent> ordersMissingEvents,
+            List<Reconciliation.ExpiredLease> expiredLeases,
+            List<Reconciliation.BlockedAggregate> blockedAggregates,
+            List<Reconciliation.WaitingConsumer> waitingConsumers,
+            List<PendingSideEffect> pendingSideEffects) {}
 
     static JsonNode tree(String json) {
         try {

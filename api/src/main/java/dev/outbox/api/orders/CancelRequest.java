@@ -1,5 +1,4 @@
 package dev.outbox.api.orders;
 
 /** {@code POST /orders/{id}/cancel}. */
-public record CancelRequest(String reason) {
-}
+public record CancelRequest(String reason) {}

@@ -1,5 +1,4 @@
 package dev.outbox.api.orders;
 
 /** {@code POST /orders/{id}/capture}: the amount must equal the order total. */
-public record CaptureRequest(String amount) {
-}
+public record CaptureRequest(String amount) {}

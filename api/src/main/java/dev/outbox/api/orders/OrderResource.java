@@ -46,38 +46,41 @@ public final class OrderResource {
     @POST
     public Response place(PlaceOrderRequest body, @Context ContainerRequestContext request) throws Exception {
         RequestMetadata metadata = RequestMetadata.of(request);
-        return idempotent.execute(IdempotencyRequest.of(request), () -> {
-            Order order = orders.place(body, metadata.messageContext());
-            return StoredResponse.of(201, write(order), "/orders/" + order.id());
-        }).toResponse();
+        return idempotent
+                .execute(IdempotencyRequest.of(request), () -> {
+                    Order order = orders.place(body, metadata.messageContext());
+                    return StoredResponse.of(201, write(order), "/orders/" + order.id());
+                })
+                .toResponse();
     }
 
     @GET
     @Path("/{id}")
     public OrderResponse get(@PathParam("id") String id, @Context ContainerRequestContext request) {
         UUID orderId = parseId(id);
-        return orders.find(orderId, RequestMetadata.of(request).tenantId()).map(OrderResponse::of)
+        return orders.find(orderId, RequestMetadata.of(request).tenantId())
+                .map(OrderResponse::of)
                 .orElseThrow(() -> notFound(orderId));
     }
 
     @POST
     @Path("/{id}/capture")
-    public Response capture(@PathParam("id") String id, CaptureRequest body,
-            @Context ContainerRequestContext request) throws Exception {
+    public Response capture(@PathParam("id") String id, CaptureRequest body, @Context ContainerRequestContext request)
+            throws Exception {
         return transition(id, request, (orderId, context) -> orders.capture(orderId, body, context));
     }
 
     @POST
     @Path("/{id}/ship")
-    public Response ship(@PathParam("id") String id, ShipRequest body,
-            @Context ContainerRequestContext request) throws Exception {
+    public Response ship(@PathParam("id") String id, ShipRequest body, @Context ContainerRequestContext request)
+            throws Exception {
         return transition(id, request, (orderId, context) -> orders.ship(orderId, body, context));
     }
 
     @POST
     @Path("/{id}/cancel")
-    public Response cancel(@PathParam("id") String id, CancelRequest body,
-            @Context ContainerRequestContext request) throws Exception {
+    public Response cancel(@PathParam("id") String id, CancelRequest body, @Context ContainerRequestContext request)
+            throws Exception {
         return transition(id, request, (orderId, context) -> orders.cancel(orderId, body, context));
     }
 
@@ -89,8 +92,11 @@ public final class OrderResource {
         UUID orderId = parseId(id);
         MessageContext context = RequestMetadata.of(request).messageContext();
         try {
-            return idempotent.execute(IdempotencyRequest.of(request), () -> StoredResponse.of(200,
-                    write(change.apply(orderId, context)), null)).toResponse();
+            return idempotent
+                    .execute(
+                            IdempotencyRequest.of(request),
+                            () -> StoredResponse.of(200, write(change.apply(orderId, context)), null))
+                    .toResponse();
         } catch (OrderNotFoundException e) {
             throw notFound(orderId);
         }
@@ -118,6 +124,7 @@ public final class OrderResource {
         } catch (IllegalArgumentException e) {
             // fall through to the client error
         }
-        throw ApiException.badRequest("invalid_id", "order id must be a UUID such as 0192f3a4-1c2d-7e4f-8a9b-0c1d2e3f4a5b");
+        throw ApiException.badRequest(
+                "invalid_id", "order id must be a UUID such as 0192f3a4-1c2d-7e4f-8a9b-0c1d2e3f4a5b");
     }
 }

@@ -7,11 +7,11 @@ import dev.outbox.domain.OrderLine;
 import dev.outbox.domain.TimeOrderedIds;
 import dev.outbox.domain.Violation;
 import dev.outbox.domain.event.DomainEvent;
+import dev.outbox.persistence.order.OrderRepository;
 import dev.outbox.persistence.outbox.MessageContext;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.persistence.outbox.OutboxMapper;
 import dev.outbox.persistence.outbox.OutboxMessages;
-import dev.outbox.persistence.order.OrderRepository;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.time.Clock;
@@ -72,8 +72,13 @@ public class OrderService {
             throw new InvalidInputException(violations);
         }
         Instant now = now();
-        Order.Transition placed = Order.place(TimeOrderedIds.next(now.toEpochMilli()), request.customerId(),
-                context.tenantId(), currency, request.lines() == null ? List.of() : lines, now);
+        Order.Transition placed = Order.place(
+                TimeOrderedIds.next(now.toEpochMilli()),
+                request.customerId(),
+                context.tenantId(),
+                currency,
+                request.lines() == null ? List.of() : lines,
+                now);
         orders.insert(placed.order());
         record(placed, context);
         return placed.order();
@@ -103,8 +108,8 @@ public class OrderService {
     public Order ship(UUID orderId, ShipRequest request, MessageContext context) {
         Order order = orders.findForUpdate(orderId, context.tenantId())
                 .orElseThrow(() -> new OrderNotFoundException(orderId));
-        Order.Transition shipped = order.ship(request == null ? null : request.carrier(),
-                request == null ? null : request.trackingNumber(), now());
+        Order.Transition shipped = order.ship(
+                request == null ? null : request.carrier(), request == null ? null : request.trackingNumber(), now());
         orders.update(shipped.order(), order.version());
         record(shipped, context);
         return shipped.order();

@@ -56,7 +56,8 @@ class AsyncApiDocumentTest {
 
     @Test
     void everyContractIsAMessageOnAChannelOfItsExchangeAndRoutingKey() {
-        assertEquals(contracts.all().size(), doc.get("components").get("messages").size());
+        assertEquals(
+                contracts.all().size(), doc.get("components").get("messages").size());
         for (MessageContract c : contracts.all()) {
             String channelId = AsyncApiDocument.channelId(c);
             JsonNode channel = doc.get("channels").get(channelId);
@@ -69,7 +70,8 @@ class AsyncApiDocumentTest {
             JsonNode operation = doc.get("operations").get("publish." + channelId);
             assertEquals("send", operation.get("action").asText());
             assertTrue(operation.get("bindings").get("amqp").get("mandatory").asBoolean());
-            assertEquals(2, operation.get("bindings").get("amqp").get("deliveryMode").asInt());
+            assertEquals(
+                    2, operation.get("bindings").get("amqp").get("deliveryMode").asInt());
             JsonNode message = doc.get("components").get("messages").get(AsyncApiDocument.messageId(c));
             assertEquals(c.payloadSchema(), message.get("payload"), "the payload schema is the contract's");
         }

@@ -28,16 +28,21 @@ class ProblemExceptionMapperTest {
 
     @Test
     void anUnreachableDatabaseIsA503ThatSaysSo() {
-        Problem p = ProblemExceptionMapper.problemFor(new DatabaseUnavailableException("database unavailable (08006)",
-                null));
+        Problem p = ProblemExceptionMapper.problemFor(
+                new DatabaseUnavailableException("database unavailable (08006)", null));
         assertEquals(503, p.status());
         assertTrue(p.detail().contains("not reachable"), p.detail());
     }
 
     @Test
     void aConcurrentUpdateIsA409AndAPermanentErrorA500() {
-        assertEquals(409, ProblemExceptionMapper.problemFor(new ConcurrencyConflictException("40001", null)).status());
-        assertEquals(500, ProblemExceptionMapper.problemFor(new DataAccessException("database error (22021)", null))
-                .status());
+        assertEquals(
+                409,
+                ProblemExceptionMapper.problemFor(new ConcurrencyConflictException("40001", null))
+                        .status());
+        assertEquals(
+                500,
+                ProblemExceptionMapper.problemFor(new DataAccessException("database error (22021)", null))
+                        .status());
     }
 }

@@ -8,8 +8,9 @@ import java.util.Map;
 import java.util.UUID;
 
 /** {@code order.cancelled} v1: the order was cancelled from {@code previousStatus}. */
-public record OrderCancelled(UUID aggregateId, long aggregateVersion, Instant occurredAt, String reason,
-        OrderStatus previousStatus) implements DomainEvent {
+public record OrderCancelled(
+        UUID aggregateId, long aggregateVersion, Instant occurredAt, String reason, OrderStatus previousStatus)
+        implements DomainEvent {
     public static final MessageType TYPE = new MessageType("order.cancelled", 1);
 
     public OrderCancelled(Order cancelled, OrderStatus previousStatus, Instant at) {

@@ -10,13 +10,28 @@ import java.util.Map;
 import java.util.UUID;
 
 /** {@code order.created} v1: a full snapshot of the order as placed. */
-public record OrderCreated(UUID aggregateId, long aggregateVersion, Instant occurredAt, String customerId,
-        String tenantId, String currency, String total, List<Map<String, Object>> lines) implements DomainEvent {
+public record OrderCreated(
+        UUID aggregateId,
+        long aggregateVersion,
+        Instant occurredAt,
+        String customerId,
+        String tenantId,
+        String currency,
+        String total,
+        List<Map<String, Object>> lines)
+        implements DomainEvent {
     public static final MessageType TYPE = new MessageType("order.created", 1);
 
     public OrderCreated(Order order, Instant at) {
-        this(order.id(), order.version(), at, order.customerId(), order.tenantId(),
-                order.currency().getCurrencyCode(), order.total().toDecimalString(), linesOf(order));
+        this(
+                order.id(),
+                order.version(),
+                at,
+                order.customerId(),
+                order.tenantId(),
+                order.currency().getCurrencyCode(),
+                order.total().toDecimalString(),
+                linesOf(order));
     }
 
     private static List<Map<String, Object>> linesOf(Order order) {

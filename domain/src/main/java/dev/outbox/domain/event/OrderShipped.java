@@ -7,8 +7,9 @@ import java.util.Map;
 import java.util.UUID;
 
 /** {@code order.shipped} v1: the captured order was handed to {@code carrier} under {@code trackingNumber}. */
-public record OrderShipped(UUID aggregateId, long aggregateVersion, Instant occurredAt, String carrier,
-        String trackingNumber) implements DomainEvent {
+public record OrderShipped(
+        UUID aggregateId, long aggregateVersion, Instant occurredAt, String carrier, String trackingNumber)
+        implements DomainEvent {
     public static final MessageType TYPE = new MessageType("order.shipped", 1);
 
     public OrderShipped(Order shipped, String carrier, String trackingNumber, Instant at) {

@@ -7,12 +7,18 @@ import java.util.Map;
 import java.util.UUID;
 
 /** {@code payment.captured} v1: the whole order total was captured under {@code paymentId}. */
-public record PaymentCaptured(UUID aggregateId, long aggregateVersion, Instant occurredAt, UUID paymentId,
-        String amount, String currency) implements DomainEvent {
+public record PaymentCaptured(
+        UUID aggregateId, long aggregateVersion, Instant occurredAt, UUID paymentId, String amount, String currency)
+        implements DomainEvent {
     public static final MessageType TYPE = new MessageType("payment.captured", 1);
 
     public PaymentCaptured(Order order, Instant at) {
-        this(order.id(), order.version(), at, order.paymentId(), order.total().toDecimalString(),
+        this(
+                order.id(),
+                order.version(),
+                at,
+                order.paymentId(),
+                order.total().toDecimalString(),
                 order.currency().getCurrencyCode());
     }
 

@@ -7,12 +7,18 @@ import java.util.Map;
 import java.util.UUID;
 
 /** {@code payment.refunded} v1: the captured payment was refunded in full. */
-public record PaymentRefunded(UUID aggregateId, long aggregateVersion, Instant occurredAt, UUID paymentId,
-        String amount, String currency) implements DomainEvent {
+public record PaymentRefunded(
+        UUID aggregateId, long aggregateVersion, Instant occurredAt, UUID paymentId, String amount, String currency)
+        implements DomainEvent {
     public static final MessageType TYPE = new MessageType("payment.refunded", 1);
 
     public PaymentRefunded(Order order, Instant at) {
-        this(order.id(), order.version(), at, order.paymentId(), order.total().toDecimalString(),
+        this(
+                order.id(),
+                order.version(),
+                at,
+                order.paymentId(),
+                order.total().toDecimalString(),
                 order.currency().getCurrencyCode());
     }
 

@@ -61,8 +61,8 @@ import org.slf4j.MDC;
  */
 public final class ConsumerRunner implements AutoCloseable, MeterBinder {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumerRunner.class);
-    private static final ExponentialBackoff RESUBSCRIBE = new ExponentialBackoff(Duration.ofMillis(200),
-            Duration.ofSeconds(5));
+    private static final ExponentialBackoff RESUBSCRIBE =
+            new ExponentialBackoff(Duration.ofMillis(200), Duration.ofSeconds(5));
 
     @FunctionalInterface
     private interface Step {
@@ -111,8 +111,12 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
     private final LongAdder deliveryErrors = new LongAdder();
     private final LongAdder channelReopens = new LongAdder();
 
-    private ConsumerRunner(ConsumerSettings settings, Step step, IdempotentProcessor processor,
-            MessageHandler handler, FailureCounter failures) {
+    private ConsumerRunner(
+            ConsumerSettings settings,
+            Step step,
+            IdempotentProcessor processor,
+            MessageHandler handler,
+            FailureCounter failures) {
         this.settings = settings;
         this.step = step;
         this.processor = processor;
@@ -130,10 +134,10 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
     }
 
     /** The effect runs in the dedupe transaction: exactly once in effect, in aggregate order. */
-    public static ConsumerRunner transactional(ConsumerSettings settings, IdempotentProcessor processor,
-            MessageHandler handler, FailureCounter failures) {
-        return new ConsumerRunner(settings, m -> processor.process(settings.name(), m, handler), processor, handler,
-                failures);
+    public static ConsumerRunner transactional(
+            ConsumerSettings settings, IdempotentProcessor processor, MessageHandler handler, FailureCounter failures) {
+        return new ConsumerRunner(
+                settings, m -> processor.process(settings.name(), m, handler), processor, handler, failures);
     }
 
     /**
@@ -141,25 +145,41 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
      * {@code PENDING} side-effect row commit before the call; a failed or interrupted call is not
      * repeated, its row stays {@code PENDING} for repair and the message id is logged.
      */
-    public static ConsumerRunner atMostOnce(ConsumerSettings settings, SideEffectGuard guard, String effectName,
-            ExternalEffect effect, FailureCounter failures) {
-        return new ConsumerRunner(settings, m -> {
-            if (!guard.begin(settings.name(), m.messageId(), effectName)) {
-                return IdempotentProcessor.Outcome.of(IdempotentProcessor.Result.DUPLICATE);
-            }
-            LOG.info("{}: performing {} for message_id={} (recorded PENDING first)", settings.name(), effectName,
-                    m.messageId());
-            try {
-                effect.perform(m);
-            } catch (Exception e) {
-                LOG.error("{}: {} for message_id={} failed and will not be repeated (it may have happened);"
-                        + " left PENDING in consumer_side_effects for repair", settings.name(), effectName,
-                        m.messageId(), e);
-                return IdempotentProcessor.Outcome.of(IdempotentProcessor.Result.APPLIED);
-            }
-            guard.done(settings.name(), m.messageId(), effectName);
-            return IdempotentProcessor.Outcome.of(IdempotentProcessor.Result.APPLIED);
-        }, null, null, failures);
+    public static ConsumerRunner atMostOnce(
+            ConsumerSettings settings,
+            SideEffectGuard guard,
+            String effectName,
+            ExternalEffect effect,
+            FailureCounter failures) {
+        return new ConsumerRunner(
+                settings,
+                m -> {
+                    if (!guard.begin(settings.name(), m.messageId(), effectName)) {
+                        return IdempotentProcessor.Outcome.of(IdempotentProcessor.Result.DUPLICATE);
+                    }
+                    LOG.info(
+                            "{}: performing {} for message_id={} (recorded PENDING first)",
+                            settings.name(),
+                            effectName,
+                            m.messageId());
+                    try {
+                        effect.perform(m);
+                    } catch (Exception e) {
+                        LOG.error(
+                                "{}: {} for message_id={} failed and will not be repeated (it may have happened);"
+                                        + " left PENDING in consumer_side_effects for repair",
+                                settings.name(),
+                                effectName,
+                                m.messageId(),
+                                e);
+                        return IdempotentProcessor.Outcome.of(IdempotentProcessor.Result.APPLIED);
+                    }
+                    guard.done(settings.name(), m.messageId(), effectName);
+                    return IdempotentProcessor.Outcome.of(IdempotentProcessor.Result.APPLIED);
+                },
+                null,
+                null,
+                failures);
     }
 
     /**
@@ -182,8 +202,13 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         for (Slot slot : slots) {
             open(slot, connection);
         }
-        LOG.info("consumer {} consuming {} on {} channel(s), prefetch {}, dead letters to {}", settings.name(),
-                settings.queue(), settings.channels(), settings.prefetch(), settings.deadLetterQueue());
+        LOG.info(
+                "consumer {} consuming {} on {} channel(s), prefetch {}, dead letters to {}",
+                settings.name(),
+                settings.queue(),
+                settings.channels(),
+                settings.prefetch(),
+                settings.deadLetterQueue());
     }
 
     /** Opens the slot's channel and subscribes; on failure tries again later. Holds the lock. */
@@ -206,8 +231,14 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
             if (c.isOpen() && !closed) {
                 Duration wait = RESUBSCRIBE.delay(failures);
                 if (failures == 0 || Integer.bitCount(failures) == 1) {
-                    LOG.warn("consumer {} cannot subscribe channel {} to {} ({}); attempt {} failed, next in {} ms",
-                            settings.name(), slot.index, settings.queue(), describe(e), failures + 1, wait.toMillis());
+                    LOG.warn(
+                            "consumer {} cannot subscribe channel {} to {} ({}); attempt {} failed, next in {} ms",
+                            settings.name(),
+                            slot.index,
+                            settings.queue(),
+                            describe(e),
+                            failures + 1,
+                            wait.toMillis());
                 }
                 schedule(() -> reopen(slot, c), wait);
             }
@@ -226,36 +257,45 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
 
     /** The slot's channel closed or its consumer was cancelled: replace both, unless superseded. */
     private void lost(Slot slot, Channel ch, String why) {
-        schedule(() -> {
-            Connection c;
-            synchronized (this) {
-                if (closed || slot.channel != ch) {
-                    return;
-                }
-                slot.channel = null;
-                slot.consuming = false;
-                c = connection;
-            }
-            // the unacked deliveries of a cancelled consumer go back to the queue with its channel
-            closeQuietly(ch);
-            if (c != null && c.isOpen()) {
-                LOG.warn("consumer {} lost channel {} on {} ({}); resubscribing", settings.name(), slot.index,
-                        settings.queue(), why);
-                reopen(slot, c);
-            }
-        }, Duration.ZERO);
+        schedule(
+                () -> {
+                    Connection c;
+                    synchronized (this) {
+                        if (closed || slot.channel != ch) {
+                            return;
+                        }
+                        slot.channel = null;
+                        slot.consuming = false;
+                        c = connection;
+                    }
+                    // the unacked deliveries of a cancelled consumer go back to the queue with its channel
+                    closeQuietly(ch);
+                    if (c != null && c.isOpen()) {
+                        LOG.warn(
+                                "consumer {} lost channel {} on {} ({}); resubscribing",
+                                settings.name(),
+                                slot.index,
+                                settings.queue(),
+                                why);
+                        reopen(slot, c);
+                    }
+                },
+                Duration.ZERO);
     }
 
     private void schedule(Runnable task, Duration delay) {
         try {
-            recovery.schedule(() -> {
-                try {
-                    task.run();
-                } catch (RuntimeException e) {
-                    LOG.error("consumer {}: channel recovery failed; trying again", settings.name(), e);
-                    deliveryErrors.increment();
-                }
-            }, delay.toMillis(), TimeUnit.MILLISECONDS);
+            recovery.schedule(
+                    () -> {
+                        try {
+                            task.run();
+                        } catch (RuntimeException e) {
+                            LOG.error("consumer {}: channel recovery failed; trying again", settings.name(), e);
+                            deliveryErrors.increment();
+                        }
+                    },
+                    delay.toMillis(),
+                    TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             LOG.debug("consumer {} closed: no more recovery", settings.name());
         }
@@ -287,7 +327,9 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         @Override
         public void handleCancel(String consumerTag) {
             slot.consuming = false;
-            LOG.warn("consumer {} was cancelled by the broker on {} (queue deleted?)", settings.name(),
+            LOG.warn(
+                    "consumer {} was cancelled by the broker on {} (queue deleted?)",
+                    settings.name(),
                     settings.queue());
             lost(slot, ch, "cancelled by the broker");
         }
@@ -301,8 +343,8 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         }
 
         @Override
-        public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties properties,
-                byte[] body) {
+        public void handleDelivery(
+                String consumerTag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
             deliver(ch, new Delivery(envelope, properties, body));
         }
     }
@@ -313,8 +355,11 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
             onDelivery(ch, delivery);
         } catch (Throwable t) { // NOPMD: the callback boundary catches everything, see the class comment
             deliveryErrors.increment();
-            LOG.error("consumer {}: delivery {} (message_id={}) failed outside the framework's handling",
-                    settings.name(), delivery.getEnvelope().getDeliveryTag(), delivery.getProperties().getMessageId(),
+            LOG.error(
+                    "consumer {}: delivery {} (message_id={}) failed outside the framework's handling",
+                    settings.name(),
+                    delivery.getEnvelope().getDeliveryTag(),
+                    delivery.getProperties().getMessageId(),
                     t);
             settleAfterError(ch, delivery, t);
         } finally {
@@ -324,17 +369,21 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
 
     private void settleAfterError(Channel ch, Delivery delivery, Throwable cause) {
         if (!ch.isOpen()) {
-            LOG.warn("consumer {}: channel closed; the broker requeues delivery {}", settings.name(),
+            LOG.warn(
+                    "consumer {}: channel closed; the broker requeues delivery {}",
+                    settings.name(),
                     delivery.getEnvelope().getDeliveryTag());
             return;
         }
         try {
-            deadLetter(ch, delivery, delivery.getProperties().getMessageId(),
-                    "consumer error: " + describe(cause), 1);
+            deadLetter(ch, delivery, delivery.getProperties().getMessageId(), "consumer error: " + describe(cause), 1);
         } catch (Throwable again) { // NOPMD: still the boundary
             deliveryErrors.increment();
-            LOG.error("consumer {}: cannot settle delivery {}; closing its channel so the broker requeues it",
-                    settings.name(), delivery.getEnvelope().getDeliveryTag(), again);
+            LOG.error(
+                    "consumer {}: cannot settle delivery {}; closing its channel so the broker requeues it",
+                    settings.name(),
+                    delivery.getEnvelope().getDeliveryTag(),
+                    again);
             closeQuietly(ch);
         }
     }
@@ -345,8 +394,8 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         try {
             message = InboundMessage.parse(delivery);
         } catch (InboundMessage.MalformedMessageException e) {
-            deadLetter(ch, delivery, delivery.getProperties().getMessageId(), "malformed delivery: " + e.getMessage(),
-                    1);
+            deadLetter(
+                    ch, delivery, delivery.getProperties().getMessageId(), "malformed delivery: " + e.getMessage(), 1);
             return;
         }
         MDC.put("message_id", message.messageId());
@@ -378,7 +427,10 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                     return;
                 }
             } catch (HeldNotSettledException e) {
-                LOG.error("consumer {}: {}; message_id={} requeued to try again", settings.name(), e.getMessage(),
+                LOG.error(
+                        "consumer {}: {}; message_id={} requeued to try again",
+                        settings.name(),
+                        e.getMessage(),
                         message.messageId());
                 requeue(ch, tag, settings.retryDelay());
                 return;
@@ -420,8 +472,13 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
             }
             failed.increment();
             if (attempts < settings.maxAttempts()) {
-                LOG.warn("consumer {} failed on held message_id={} (attempt {} of {}): {}", settings.name(),
-                        next.messageId(), attempts, settings.maxAttempts(), reason);
+                LOG.warn(
+                        "consumer {} failed on held message_id={} (attempt {} of {}): {}",
+                        settings.name(),
+                        next.messageId(),
+                        attempts,
+                        settings.maxAttempts(),
+                        reason);
                 pause(settings.retryDelay().multipliedBy(attempts));
                 continue;
             }
@@ -454,18 +511,30 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                 attempts = settings.maxAttempts();
             }
             if (attempts < settings.maxAttempts()) {
-                LOG.warn("consumer {}: message_id={} was applied, but the held successors of {} {} could not be"
-                        + " applied ({}); requeued to try them again (attempt {} of {})", settings.name(),
-                        message.messageId(), message.aggregateType(), message.aggregateId(), reason, attempts,
+                LOG.warn(
+                        "consumer {}: message_id={} was applied, but the held successors of {} {} could not be"
+                                + " applied ({}); requeued to try them again (attempt {} of {})",
+                        settings.name(),
+                        message.messageId(),
+                        message.aggregateType(),
+                        message.aggregateId(),
+                        reason,
+                        attempts,
                         settings.maxAttempts());
                 requeue(ch, tag, settings.retryDelay().multipliedBy(attempts));
                 return true;
             }
         }
-        LOG.error("consumer {}: message_id={} was applied, but the held successors of {} {} could not be applied"
-                + " ({}); acked, they stay held in consumer_held_messages until the aggregate's next delivery or an"
-                + " operator", settings.name(), message.messageId(), message.aggregateType(), message.aggregateId(),
-                reason, e);
+        LOG.error(
+                "consumer {}: message_id={} was applied, but the held successors of {} {} could not be applied"
+                        + " ({}); acked, they stay held in consumer_held_messages until the aggregate's next delivery or an"
+                        + " operator",
+                settings.name(),
+                message.messageId(),
+                message.aggregateType(),
+                message.aggregateId(),
+                reason,
+                e);
         return false;
     }
 
@@ -479,18 +548,30 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                 // when the database is away, see successorsNotApplied)
                 throw e;
             }
-            LOG.error("consumer {} cannot count the failure of message_id={} ({}); giving up on it",
-                    settings.name(), messageId, e.getMessage());
+            LOG.error(
+                    "consumer {} cannot count the failure of message_id={} ({}); giving up on it",
+                    settings.name(),
+                    messageId,
+                    e.getMessage());
             return settings.maxAttempts();
         }
     }
 
     /** Forwards the stored message first, then forgets it: a crash in between leaves it held, never lost. */
     private void deadLetterHeld(HeldMessage message, String reason, int attempts) throws HeldNotSettledException {
-        ConfirmPublisher.SoloOutcome outcome = DeadLetters.forwardStored(connection, settings.deadLetterQueue(),
-                new DeadLetters.StoredMessage(message.messageId(), message.messageType(), message.correlationId(),
-                        IdempotentProcessor.headersOf(message), message.body()),
-                settings.name(), reason, attempts, settings.confirmTimeout());
+        ConfirmPublisher.SoloOutcome outcome = DeadLetters.forwardStored(
+                connection,
+                settings.deadLetterQueue(),
+                new DeadLetters.StoredMessage(
+                        message.messageId(),
+                        message.messageType(),
+                        message.correlationId(),
+                        IdempotentProcessor.headersOf(message),
+                        message.body()),
+                settings.name(),
+                reason,
+                attempts,
+                settings.confirmTimeout());
         if (!outcome.confirmed()) {
             throw new HeldNotSettledException("could not dead-letter held message_id=" + message.messageId() + " ("
                     + outcome.failure() + " " + outcome.detail() + ")");
@@ -498,25 +579,44 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         if (!processor.discardHeld(settings.name(), message)) {
             // another instance applied it or dead-lettered it first, between our read and this discard:
             // the copy just forwarded is a duplicate (a replay of it is absorbed as one), not a dead letter
-            LOG.warn("consumer {}: held message_id={} ({} v{} of {} {}) was settled by another instance while"
-                    + " this one forwarded it to {} ({}); the forwarded copy is a duplicate and is not counted",
-                    settings.name(), message.messageId(), message.messageType(), message.aggregateVersion(),
-                    message.aggregateType(), message.aggregateId(), settings.deadLetterQueue(), reason);
+            LOG.warn(
+                    "consumer {}: held message_id={} ({} v{} of {} {}) was settled by another instance while"
+                            + " this one forwarded it to {} ({}); the forwarded copy is a duplicate and is not counted",
+                    settings.name(),
+                    message.messageId(),
+                    message.messageType(),
+                    message.aggregateVersion(),
+                    message.aggregateType(),
+                    message.aggregateId(),
+                    settings.deadLetterQueue(),
+                    reason);
             return;
         }
         recordDeadLettered(message.messageId(), reason);
         deadLettered.increment();
-        LOG.error("consumer {} dead-lettered held message_id={} ({} v{} of {} {}) to {} after {} attempt(s): {};"
-                + " v{} stays applied and later versions stay held", settings.name(), message.messageId(),
-                message.messageType(), message.aggregateVersion(), message.aggregateType(), message.aggregateId(),
-                settings.deadLetterQueue(), attempts, reason, message.aggregateVersion() - 1);
+        LOG.error(
+                "consumer {} dead-lettered held message_id={} ({} v{} of {} {}) to {} after {} attempt(s): {};"
+                        + " v{} stays applied and later versions stay held",
+                settings.name(),
+                message.messageId(),
+                message.messageType(),
+                message.aggregateVersion(),
+                message.aggregateType(),
+                message.aggregateId(),
+                settings.deadLetterQueue(),
+                attempts,
+                reason,
+                message.aggregateVersion() - 1);
     }
 
     private void databaseAway(Channel ch, long tag, String messageId, DatabaseUnavailableException e)
             throws IOException {
         // the database is away: not the message's fault, do not count it
-        LOG.warn("consumer {} cannot reach the database ({}); message_id={} requeued", settings.name(),
-                e.getMessage(), messageId);
+        LOG.warn(
+                "consumer {} cannot reach the database ({}); message_id={} requeued",
+                settings.name(),
+                e.getMessage(),
+                messageId);
         requeue(ch, tag, settings.retryDelay().multipliedBy(5));
     }
 
@@ -536,12 +636,19 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         } catch (DataAccessException e) {
             if (!e.isTransient()) {
                 // it cannot be counted, so it could not be bounded: it never loops, it goes now
-                deadLetter(ch, delivery, message.messageId(), reason + " (and its failure cannot be counted: "
-                        + e.getMessage() + ")", 1);
+                deadLetter(
+                        ch,
+                        delivery,
+                        message.messageId(),
+                        reason + " (and its failure cannot be counted: " + e.getMessage() + ")",
+                        1);
                 return;
             }
-            LOG.warn("consumer {} cannot count the failure of message_id={} ({}); requeued", settings.name(),
-                    message.messageId(), e.getMessage());
+            LOG.warn(
+                    "consumer {} cannot count the failure of message_id={} ({}); requeued",
+                    settings.name(),
+                    message.messageId(),
+                    e.getMessage());
             requeue(ch, delivery.getEnvelope().getDeliveryTag(), settings.retryDelay());
             return;
         }
@@ -549,26 +656,50 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
             deadLetter(ch, delivery, message.messageId(), reason, attempts);
             return;
         }
-        LOG.warn("consumer {} failed on message_id={} (attempt {} of {}): {}; requeued", settings.name(),
-                message.messageId(), attempts, settings.maxAttempts(), reason, cause);
-        requeue(ch, delivery.getEnvelope().getDeliveryTag(), settings.retryDelay().multipliedBy(attempts));
+        LOG.warn(
+                "consumer {} failed on message_id={} (attempt {} of {}): {}; requeued",
+                settings.name(),
+                message.messageId(),
+                attempts,
+                settings.maxAttempts(),
+                reason,
+                cause);
+        requeue(
+                ch,
+                delivery.getEnvelope().getDeliveryTag(),
+                settings.retryDelay().multipliedBy(attempts));
     }
 
     private void deadLetter(Channel ch, Delivery delivery, String messageId, String reason, int attempts)
             throws IOException {
-        ConfirmPublisher.SoloOutcome outcome = DeadLetters.forward(connection, settings.deadLetterQueue(), delivery,
-                settings.name(), reason, attempts, settings.confirmTimeout());
+        ConfirmPublisher.SoloOutcome outcome = DeadLetters.forward(
+                connection,
+                settings.deadLetterQueue(),
+                delivery,
+                settings.name(),
+                reason,
+                attempts,
+                settings.confirmTimeout());
         if (!outcome.confirmed()) {
-            LOG.error("consumer {} could not dead-letter message_id={} ({} {}); requeued", settings.name(), messageId,
-                    outcome.failure(), outcome.detail());
+            LOG.error(
+                    "consumer {} could not dead-letter message_id={} ({} {}); requeued",
+                    settings.name(),
+                    messageId,
+                    outcome.failure(),
+                    outcome.detail());
             requeue(ch, delivery.getEnvelope().getDeliveryTag(), settings.retryDelay());
             return;
         }
         recordDeadLettered(messageId, reason);
         ch.basicAck(delivery.getEnvelope().getDeliveryTag(), false);
         deadLettered.increment();
-        LOG.error("consumer {} dead-lettered message_id={} to {} after {} attempt(s): {}", settings.name(), messageId,
-                settings.deadLetterQueue(), attempts, reason);
+        LOG.error(
+                "consumer {} dead-lettered message_id={} to {} after {} attempt(s): {}",
+                settings.name(),
+                messageId,
+                settings.deadLetterQueue(),
+                attempts,
+                reason);
     }
 
     private void recordDeadLettered(String messageId, String reason) {
@@ -579,8 +710,8 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
             failures.deadLettered(settings.name(), messageId, reason);
         } catch (RuntimeException e) {
             // the dead letter itself is safe in its queue; this row is only the consumer's note of it
-            LOG.warn("dead-lettering of message_id={} not recorded in consumer_failures: {}", messageId,
-                    e.getMessage());
+            LOG.warn(
+                    "dead-lettering of message_id={} not recorded in consumer_failures: {}", messageId, e.getMessage());
         }
     }
 
@@ -641,7 +772,9 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
 
     /** Channels whose consumer is subscribed right now. */
     public int consumingChannels() {
-        return (int) Arrays.stream(slots).filter(s -> s.consuming && s.channel != null && s.channel.isOpen()).count();
+        return (int) Arrays.stream(slots)
+                .filter(s -> s.consuming && s.channel != null && s.channel.isOpen())
+                .count();
     }
 
     /** Messages whose effect was applied when they arrived. */
@@ -697,31 +830,48 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
     @Override
     public void bindTo(MeterRegistry registry) {
         counter(registry, "applied", "messages whose effect was applied when they arrived", ConsumerRunner::applied);
-        counter(registry, "held.applied", "held messages applied after their predecessor",
-                ConsumerRunner::heldApplied);
+        counter(registry, "held.applied", "held messages applied after their predecessor", ConsumerRunner::heldApplied);
         counter(registry, "duplicates", "deliveries already processed (no effect)", ConsumerRunner::duplicates);
         counter(registry, "held", "deliveries held until their predecessor is applied", ConsumerRunner::held);
         counter(registry, "stale", "deliveries older than the applied version (no effect)", ConsumerRunner::stale);
-        counter(registry, "failures", "failed attempts (retried, or dead-lettered at the last)",
+        counter(
+                registry,
+                "failures",
+                "failed attempts (retried, or dead-lettered at the last)",
                 ConsumerRunner::failures);
         counter(registry, "dead.lettered", "messages moved to the dead-letter queue", ConsumerRunner::deadLettered);
         counter(registry, "requeued", "deliveries given back to the broker to try again", ConsumerRunner::requeued);
-        counter(registry, "delivery.errors", "errors caught at the delivery callback that nothing else handled",
+        counter(
+                registry,
+                "delivery.errors",
+                "errors caught at the delivery callback that nothing else handled",
                 ConsumerRunner::deliveryErrors);
-        counter(registry, "channel.reopens", "consumer channels reopened after a close or a broker cancel",
+        counter(
+                registry,
+                "channel.reopens",
+                "consumer channels reopened after a close or a broker cancel",
                 ConsumerRunner::channelReopens);
         Gauge.builder("outbox.consumer.consuming.channels", this, ConsumerRunner::consumingChannels)
                 .description("channels whose consumer is subscribed now (of outbox_consumer_channels)")
-                .tag("consumer", settings.name()).strongReference(true).register(registry);
+                .tag("consumer", settings.name())
+                .strongReference(true)
+                .register(registry);
         Gauge.builder("outbox.consumer.channels", this, r -> r.slots.length)
-                .description("channels this consumer runs").tag("consumer", settings.name()).strongReference(true)
+                .description("channels this consumer runs")
+                .tag("consumer", settings.name())
+                .strongReference(true)
                 .register(registry);
     }
 
-    private void counter(MeterRegistry registry, String name, String description,
+    private void counter(
+            MeterRegistry registry,
+            String name,
+            String description,
             java.util.function.ToDoubleFunction<ConsumerRunner> value) {
-        FunctionCounter.builder("outbox.consumer." + name, this, value).description(description)
-                .tag("consumer", settings.name()).register(registry);
+        FunctionCounter.builder("outbox.consumer." + name, this, value)
+                .description(description)
+                .tag("consumer", settings.name())
+                .register(registry);
     }
 
     @Override

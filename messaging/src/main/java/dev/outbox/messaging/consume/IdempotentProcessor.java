@@ -74,8 +74,10 @@ public class IdempotentProcessor {
     public Outcome process(String consumer, InboundMessage message, MessageHandler handler) throws Exception {
         if (processed.insertIfAbsent(consumer, message.messageId()) == 0) {
             // a redelivery after a crash between commit and the successors: they still wait
-            return new Outcome(Result.DUPLICATE, message.isOrdered()
-                    && state.successorHeld(consumer, message.aggregateType(), message.aggregateId()));
+            return new Outcome(
+                    Result.DUPLICATE,
+                    message.isOrdered()
+                            && state.successorHeld(consumer, message.aggregateType(), message.aggregateId()));
         }
         if (!message.isOrdered()) {
             handler.apply(message);
@@ -87,18 +89,27 @@ public class IdempotentProcessor {
         long last = state.lockPosition(consumer, type, id);
         long version = message.aggregateVersion();
         if (version <= last) {
-            LOG.info("stale {} v{} of {} {} (already at v{}): acknowledged without effect", message.messageType(),
-                    version, type, id, last);
+            LOG.info(
+                    "stale {} v{} of {} {} (already at v{}): acknowledged without effect",
+                    message.messageType(),
+                    version,
+                    type,
+                    id,
+                    last);
             return new Outcome(Result.STALE, state.successorHeld(consumer, type, id));
         }
         if (version > last + 1) {
             if (state.hold(toHeld(consumer, message)) == 0) {
-                LOG.warn("a different message for {} {} v{} is already held; message_id={} changes nothing", type, id,
-                        version, message.messageId());
+                LOG.warn(
+                        "a different message for {} {} v{} is already held; message_id={} changes nothing",
+                        type,
+                        id,
+                        version,
+                        message.messageId());
                 return new Outcome(Result.STALE, state.successorHeld(consumer, type, id));
             }
-            LOG.info("holding {} v{} of {} {} until v{} is applied", message.messageType(), version, type, id,
-                    last + 1);
+            LOG.info(
+                    "holding {} v{} of {} {} until v{} is applied", message.messageType(), version, type, id, last + 1);
             return new Outcome(Result.HELD, state.successorHeld(consumer, type, id));
         }
         handler.apply(message);
@@ -128,13 +139,23 @@ public class IdempotentProcessor {
     @Transactional
     public boolean applyHeld(String consumer, HeldMessage held, MessageHandler handler) throws Exception {
         long last = state.lockPosition(consumer, held.aggregateType(), held.aggregateId());
-        if (held.aggregateVersion() != last + 1 || state.takeHeld(consumer, held.aggregateType(),
-                held.aggregateId(), held.aggregateVersion(), held.messageId()) == null) {
+        if (held.aggregateVersion() != last + 1
+                || state.takeHeld(
+                                consumer,
+                                held.aggregateType(),
+                                held.aggregateId(),
+                                held.aggregateVersion(),
+                                held.messageId())
+                        == null) {
             return false;
         }
         handler.apply(fromHeld(held));
         state.updatePosition(consumer, held.aggregateType(), held.aggregateId(), held.aggregateVersion());
-        LOG.info("applied held {} v{} of {} {}", held.messageType(), held.aggregateVersion(), held.aggregateType(),
+        LOG.info(
+                "applied held {} v{} of {} {}",
+                held.messageType(),
+                held.aggregateVersion(),
+                held.aggregateType(),
                 held.aggregateId());
         return true;
     }
@@ -146,8 +167,9 @@ public class IdempotentProcessor {
      */
     @Transactional
     public boolean discardHeld(String consumer, HeldMessage held) {
-        if (state.takeHeld(consumer, held.aggregateType(), held.aggregateId(), held.aggregateVersion(),
-                held.messageId()) == null) {
+        if (state.takeHeld(
+                        consumer, held.aggregateType(), held.aggregateId(), held.aggregateVersion(), held.messageId())
+                == null) {
             return false;
         }
         processed.delete(consumer, held.messageId());
@@ -155,8 +177,17 @@ public class IdempotentProcessor {
     }
 
     private static HeldMessage toHeld(String consumer, InboundMessage m) {
-        return new HeldMessage(consumer, m.aggregateType(), m.aggregateId(), m.aggregateVersion(), m.messageId(),
-                m.messageType(), m.messageVersion(), m.correlationId(), Json.write(m.headers()), m.body());
+        return new HeldMessage(
+                consumer,
+                m.aggregateType(),
+                m.aggregateId(),
+                m.aggregateVersion(),
+                m.messageId(),
+                m.messageType(),
+                m.messageVersion(),
+                m.correlationId(),
+                Json.write(m.headers()),
+                m.body());
     }
 
     /** The headers a held message was stored with, or null when they cannot be read back. */
@@ -175,7 +206,16 @@ public class IdempotentProcessor {
         if (headers == null) {
             throw new NonRetryableMessageException("held message " + h.messageId() + " has unreadable headers");
         }
-        return new InboundMessage(h.messageId(), h.messageType(), h.messageVersion(), h.aggregateType(),
-                h.aggregateId(), h.aggregateVersion(), h.correlationId(), headers, h.body(), false);
+        return new InboundMessage(
+                h.messageId(),
+                h.messageType(),
+                h.messageVersion(),
+                h.aggregateType(),
+                h.aggregateId(),
+                h.aggregateVersion(),
+                h.correlationId(),
+                headers,
+                h.body(),
+                false);
     }
 }

@@ -26,8 +26,16 @@ import java.util.Map;
  * lists), whatever AMQP field types arrived, so a message reads the same whether it is handled
  * at once or held in the database first and handled later.
  */
-public record InboundMessage(String messageId, String messageType, int messageVersion, String aggregateType,
-        String aggregateId, Long aggregateVersion, String correlationId, Map<String, Object> headers, byte[] body,
+public record InboundMessage(
+        String messageId,
+        String messageType,
+        int messageVersion,
+        String aggregateType,
+        String aggregateId,
+        Long aggregateVersion,
+        String correlationId,
+        Map<String, Object> headers,
+        byte[] body,
         boolean redelivered) {
 
     /** Deeper header tables than this are refused: nothing in the contract nests at all. */
@@ -55,20 +63,20 @@ public record InboundMessage(String messageId, String messageType, int messageVe
         }
         Long messageVersion = wholeNumber(raw, "message_version");
         if (messageVersion != null && (messageVersion < 1 || messageVersion > Integer.MAX_VALUE)) {
-            throw new MalformedMessageException("header message_version " + messageVersion + " is not in 1.."
-                    + Integer.MAX_VALUE);
+            throw new MalformedMessageException(
+                    "header message_version " + messageVersion + " is not in 1.." + Integer.MAX_VALUE);
         }
         String aggregateType = text(raw, "aggregate_type");
         String aggregateId = text(raw, "aggregate_id");
         Long aggregateVersion = wholeNumber(raw, "aggregate_version");
         if (aggregateVersion != null) {
             if (aggregateVersion < 1) {
-                throw new MalformedMessageException("header aggregate_version " + aggregateVersion
-                        + " is not positive");
+                throw new MalformedMessageException(
+                        "header aggregate_version " + aggregateVersion + " is not positive");
             }
             if (aggregateType == null || aggregateId == null) {
-                throw new MalformedMessageException("header aggregate_version without aggregate_type and"
-                        + " aggregate_id: it cannot be ordered");
+                throw new MalformedMessageException(
+                        "header aggregate_version without aggregate_type and" + " aggregate_id: it cannot be ordered");
             }
         }
         String correlationId = p.getCorrelationId();
@@ -79,9 +87,17 @@ public record InboundMessage(String messageId, String messageType, int messageVe
         requireNoNul("aggregate_id", aggregateId);
         requireNoNul("correlationId", correlationId);
         Map<String, Object> headers = jsonTable(raw, 1);
-        return new InboundMessage(messageId, type, messageVersion == null ? 1 : messageVersion.intValue(),
-                aggregateType, aggregateId, aggregateVersion, correlationId, headers,
-                delivery.getBody() == null ? new byte[0] : delivery.getBody(), delivery.getEnvelope().isRedeliver());
+        return new InboundMessage(
+                messageId,
+                type,
+                messageVersion == null ? 1 : messageVersion.intValue(),
+                aggregateType,
+                aggregateId,
+                aggregateVersion,
+                correlationId,
+                headers,
+                delivery.getBody() == null ? new byte[0] : delivery.getBody(),
+                delivery.getEnvelope().isRedeliver());
     }
 
     /** True when the message carries its aggregate and version, so it can be applied in order. */
@@ -132,14 +148,14 @@ public record InboundMessage(String messageId, String messageType, int messageVe
         } else if (v instanceof LongString || v instanceof String) {
             text = v.toString();
         } else {
-            throw new MalformedMessageException("header " + name + " is of type " + fieldType(v)
-                    + ", not a whole number");
+            throw new MalformedMessageException(
+                    "header " + name + " is of type " + fieldType(v) + ", not a whole number");
         }
         try {
             return new BigDecimal(text).longValueExact();
         } catch (NumberFormatException | ArithmeticException e) {
-            throw new MalformedMessageException("header " + name + " '" + abbreviate(text)
-                    + "' is not a whole number in the range of a long");
+            throw new MalformedMessageException(
+                    "header " + name + " '" + abbreviate(text) + "' is not a whole number in the range of a long");
         }
     }
 
@@ -167,8 +183,14 @@ public record InboundMessage(String messageId, String messageType, int messageVe
         if (depth > MAX_HEADER_DEPTH) {
             throw new MalformedMessageException("headers nested deeper than " + MAX_HEADER_DEPTH + " levels");
         }
-        if (v == null || v instanceof Boolean || v instanceof Integer || v instanceof Long || v instanceof Short
-                || v instanceof Byte || v instanceof BigDecimal || v instanceof BigInteger) {
+        if (v == null
+                || v instanceof Boolean
+                || v instanceof Integer
+                || v instanceof Long
+                || v instanceof Short
+                || v instanceof Byte
+                || v instanceof BigDecimal
+                || v instanceof BigInteger) {
             return v;
         }
         if (v instanceof Double d) {

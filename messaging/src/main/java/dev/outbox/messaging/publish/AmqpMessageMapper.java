@@ -1,8 +1,8 @@
 package dev.outbox.messaging.publish;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.rabbitmq.client.AMQP;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.rabbitmq.client.AMQP;
 import dev.outbox.kernel.contract.MessageContracts;
 import dev.outbox.persistence.json.Json;
 import dev.outbox.persistence.outbox.OutboxRecord;
@@ -24,21 +24,24 @@ public final class AmqpMessageMapper {
     public static final String CONTENT_TYPE = "application/json";
 
     /** Headers the contract owns; a row's own {@code headers} JSON cannot override them. */
-    static final Set<String> CONTRACT_HEADERS = Set.of("message_type", "message_version", "aggregate_type",
-            "aggregate_id", "aggregate_version", "tenant_id", "causation_id", "traceparent");
+    static final Set<String> CONTRACT_HEADERS = Set.of(
+            "message_type",
+            "message_version",
+            "aggregate_type",
+            "aggregate_id",
+            "aggregate_version",
+            "tenant_id",
+            "causation_id",
+            "traceparent");
 
-    private AmqpMessageMapper() {
-    }
+    private AmqpMessageMapper() {}
 
     /** The result of mapping a row: a message, or why the row can never be published. */
-    public sealed interface Mapped permits Ready, Invalid {
-    }
+    public sealed interface Mapped permits Ready, Invalid {}
 
-    public record Ready(OutboundMessage message) implements Mapped {
-    }
+    public record Ready(OutboundMessage message) implements Mapped {}
 
-    public record Invalid(String reason) implements Mapped {
-    }
+    public record Invalid(String reason) implements Mapped {}
 
     public static Mapped map(OutboxRecord row) {
         JsonNode payload;
@@ -47,11 +50,11 @@ public final class AmqpMessageMapper {
         } catch (JsonProcessingException e) {
             return new Invalid("payload is not valid JSON: " + e.getOriginalMessage());
         }
-        List<String> violations = MessageContracts.onClasspath().violations(row.messageType(), row.messageVersion(),
-                row.aggregateId(), payload);
+        List<String> violations = MessageContracts.onClasspath()
+                .violations(row.messageType(), row.messageVersion(), row.aggregateId(), payload);
         if (!violations.isEmpty()) {
-            return new Invalid("payload breaks the " + row.messageType() + " v" + row.messageVersion()
-                    + " contract: " + String.join("; ", violations));
+            return new Invalid("payload breaks the " + row.messageType() + " v" + row.messageVersion() + " contract: "
+                    + String.join("; ", violations));
         }
         Map<String, Object> extra;
         try {
@@ -106,7 +109,7 @@ public final class AmqpMessageMapper {
                 .timestamp(Date.from(row.createdAt()))
                 .headers(headers)
                 .build();
-        return new Ready(new OutboundMessage(row.exchangeName(), row.routingKey(), props,
-                row.payload().getBytes(StandardCharsets.UTF_8)));
+        return new Ready(new OutboundMessage(
+                row.exchangeName(), row.routingKey(), props, row.payload().getBytes(StandardCharsets.UTF_8)));
     }
 }

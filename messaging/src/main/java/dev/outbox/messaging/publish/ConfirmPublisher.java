@@ -46,11 +46,9 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
             });
 
     /** A message sent and not yet settled. */
-    public record InFlight<T>(long sequence, T tag, String messageId, long sentNanos) {
-    }
+    public record InFlight<T>(long sequence, T tag, String messageId, long sentNanos) {}
 
-    private record Returned(int replyCode, String replyText) {
-    }
+    private record Returned(int replyCode, String replyText) {}
 
     private final Channel channel;
     private final int windowSize;
@@ -65,6 +63,7 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
      * channel, or after {@link #RETURN_GRACE}: a return in between makes it {@code UNROUTABLE}.
      */
     private final Map<String, InFlight<T>> nackedAwaitingReturn = new java.util.LinkedHashMap<>();
+
     private volatile boolean closed;
     private volatile boolean closedByUs;
 
@@ -87,8 +86,8 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
         }
         ConfirmPublisher<T> p = new ConfirmPublisher<>(channel, windowSize, listener);
         channel.addReturnListener(p::onReturn);
-        channel.addConfirmListener((seq, multiple) -> p.settle(seq, multiple, true),
-                (seq, multiple) -> p.settle(seq, multiple, false));
+        channel.addConfirmListener(
+                (seq, multiple) -> p.settle(seq, multiple, true), (seq, multiple) -> p.settle(seq, multiple, false));
         channel.addShutdownListener(p::onShutdown);
         channel.confirmSelect();
         return p;
@@ -132,8 +131,7 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
         long seq = channel.getNextPublishSeqNo();
         inFlight.put(seq, new InFlight<>(seq, tag, message.messageId(), System.nanoTime()));
         try {
-            channel.basicPublish(message.exchange(), message.routingKey(), true, message.properties(),
-                    message.body());
+            channel.basicPublish(message.exchange(), message.routingKey(), true, message.properties(), message.body());
         } catch (IOException | AlreadyClosedException e) {
             if (inFlight.remove(seq) == null) {
                 // the channel's shutdown sweep got here first and has reported this message: it is
@@ -157,8 +155,13 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
         }
     }
 
-    private void onReturn(int replyCode, String replyText, String exchange, String routingKey,
-            AMQP.BasicProperties properties, byte[] body) {
+    private void onReturn(
+            int replyCode,
+            String replyText,
+            String exchange,
+            String routingKey,
+            AMQP.BasicProperties properties,
+            byte[] body) {
         String id = properties.getMessageId();
         if (id == null) {
             return;
@@ -177,7 +180,9 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
     }
 
     private enum Outcome {
-        ACKED, NACKED, RETURNED
+        ACKED,
+        NACKED,
+        RETURNED
     }
 
     private void settle(long seq, boolean multiple, boolean ack) {
@@ -239,8 +244,11 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
     private void reportOnce(InFlight<T> f, Outcome outcome, Returned r) {
         try {
             switch (outcome) {
-                case RETURNED -> listener.failed(f.tag(), FailureClassifier.classifyReturn(r.replyCode()),
-                        "basic.return " + r.replyCode() + " " + r.replyText());
+                case RETURNED ->
+                    listener.failed(
+                            f.tag(),
+                            FailureClassifier.classifyReturn(r.replyCode()),
+                            "basic.return " + r.replyCode() + " " + r.replyText());
                 case ACKED -> listener.confirmed(f.tag(), System.nanoTime() - f.sentNanos());
                 default -> listener.failed(f.tag(), ErrorCode.NACKED, "basic.nack from the broker");
             }
@@ -294,8 +302,8 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
             if (inFlight.remove(f.sequence()) != null) {
                 returned.remove(f.messageId());
                 try {
-                    listener.failed(f.tag(), ErrorCode.CONFIRM_TIMEOUT,
-                            "no confirm within " + timeout.toMillis() + " ms");
+                    listener.failed(
+                            f.tag(), ErrorCode.CONFIRM_TIMEOUT, "no confirm within " + timeout.toMillis() + " ms");
                 } finally {
                     window.release();
                 }
@@ -388,7 +396,8 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
             }
             Returned r = ret.get();
             if (r != null) {
-                return new SoloOutcome(FailureClassifier.classifyReturn(r.replyCode()),
+                return new SoloOutcome(
+                        FailureClassifier.classifyReturn(r.replyCode()),
                         "basic.return " + r.replyCode() + " " + r.replyText());
             }
             return acked ? SoloOutcome.CONFIRMED : new SoloOutcome(ErrorCode.NACKED, "basic.nack from the broker");

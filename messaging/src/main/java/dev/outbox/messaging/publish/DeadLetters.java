@@ -42,20 +42,25 @@ public final class DeadLetters {
     public static final String ORIGINAL_HEADERS_DROPPED = "x-original-headers-dropped";
     /** Set on a message that was held by the consumer (stored, not a broker delivery) when it failed. */
     public static final String HELD = "x-dead-letter-held";
+
     public static final String DEAD_LETTERED_AT = "x-dead-lettered-at";
 
     private static final int MAX_REASON = 1_000;
 
     /** A message a consumer kept in its database and that is no longer a broker delivery. */
-    public record StoredMessage(String messageId, String type, String correlationId, Map<String, Object> headers,
-            byte[] body) {
-    }
+    public record StoredMessage(
+            String messageId, String type, String correlationId, Map<String, Object> headers, byte[] body) {}
 
-    private DeadLetters() {
-    }
+    private DeadLetters() {}
 
-    public static ConfirmPublisher.SoloOutcome forward(Connection connection, String deadLetterQueue,
-            Delivery delivery, String consumer, String reason, int attempts, Duration timeout) {
+    public static ConfirmPublisher.SoloOutcome forward(
+            Connection connection,
+            String deadLetterQueue,
+            Delivery delivery,
+            String consumer,
+            String reason,
+            int attempts,
+            Duration timeout) {
         AMQP.BasicProperties p = delivery.getProperties();
         Map<String, Object> own = deadLetterHeaders(consumer, reason, attempts);
         own.put(ORIGINAL_EXCHANGE, String.valueOf(delivery.getEnvelope().getExchange()));
@@ -67,20 +72,28 @@ public final class DeadLetters {
             own.put(ORIGINAL_USER_ID, p.getUserId());
         }
         String messageId = p.getMessageId() != null ? p.getMessageId() : "no-message-id";
-        AMQP.BasicProperties.Builder base = p.builder().expiration(null).userId(null).deliveryMode(2)
-                .messageId(messageId);
+        AMQP.BasicProperties.Builder base =
+                p.builder().expiration(null).userId(null).deliveryMode(2).messageId(messageId);
         return publish(connection, deadLetterQueue, base, p.getHeaders(), own, delivery.getBody(), timeout);
     }
 
     /** Dead-letters a message a consumer stored (held) rather than one the broker delivered. */
-    public static ConfirmPublisher.SoloOutcome forwardStored(Connection connection, String deadLetterQueue,
-            StoredMessage message, String consumer, String reason, int attempts, Duration timeout) {
+    public static ConfirmPublisher.SoloOutcome forwardStored(
+            Connection connection,
+            String deadLetterQueue,
+            StoredMessage message,
+            String consumer,
+            String reason,
+            int attempts,
+            Duration timeout) {
         Map<String, Object> own = deadLetterHeaders(consumer, reason, attempts);
         own.put(HELD, true);
-        AMQP.BasicProperties.Builder base = new AMQP.BasicProperties.Builder().messageId(message.messageId())
-                .type(message.type()).correlationId(message.correlationId()).deliveryMode(2);
-        return publish(connection, deadLetterQueue, base, amqpTable(message.headers()), own, message.body(),
-                timeout);
+        AMQP.BasicProperties.Builder base = new AMQP.BasicProperties.Builder()
+                .messageId(message.messageId())
+                .type(message.type())
+                .correlationId(message.correlationId())
+                .deliveryMode(2);
+        return publish(connection, deadLetterQueue, base, amqpTable(message.headers()), own, message.body(), timeout);
     }
 
     private static Map<String, Object> deadLetterHeaders(String consumer, String reason, int attempts) {
@@ -93,8 +106,13 @@ public final class DeadLetters {
         return own;
     }
 
-    private static ConfirmPublisher.SoloOutcome publish(Connection connection, String deadLetterQueue,
-            AMQP.BasicProperties.Builder base, Map<String, Object> original, Map<String, Object> own, byte[] body,
+    private static ConfirmPublisher.SoloOutcome publish(
+            Connection connection,
+            String deadLetterQueue,
+            AMQP.BasicProperties.Builder base,
+            Map<String, Object> original,
+            Map<String, Object> own,
+            byte[] body,
             Duration timeout) {
         byte[] bytes = body == null ? new byte[0] : body;
         try {
@@ -111,12 +129,12 @@ public final class DeadLetters {
                 slim.put(ORIGINAL_HEADERS_DROPPED, "the original headers and these exceed frame_max " + frameMax);
                 props = base.headers(slim).build();
             }
-            return ConfirmPublisher.publishAlone(connection, new OutboundMessage("", deadLetterQueue, props, bytes),
-                    timeout);
+            return ConfirmPublisher.publishAlone(
+                    connection, new OutboundMessage("", deadLetterQueue, props, bytes), timeout);
         } catch (IOException | RuntimeException e) {
             // a closed connection or a header amqp-client cannot write: the caller keeps the message
-            return new ConfirmPublisher.SoloOutcome(ErrorCode.CHANNEL_ERROR,
-                    e.getClass().getSimpleName() + ": " + e.getMessage());
+            return new ConfirmPublisher.SoloOutcome(
+                    ErrorCode.CHANNEL_ERROR, e.getClass().getSimpleName() + ": " + e.getMessage());
         }
     }
 
@@ -136,7 +154,8 @@ public final class DeadLetters {
         }
         if (v instanceof BigDecimal d) {
             // an AMQP decimal is a 32-bit unscaled value and a scale of 0..255
-            boolean fits = d.scale() >= 0 && d.scale() <= 255 && d.unscaledValue().bitLength() < 32;
+            boolean fits =
+                    d.scale() >= 0 && d.scale() <= 255 && d.unscaledValue().bitLength() < 32;
             return fits ? d : d.toString();
         }
         if (v instanceof Map<?, ?> m) {

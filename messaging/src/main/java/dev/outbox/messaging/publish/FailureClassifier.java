@@ -15,8 +15,7 @@ public final class FailureClassifier {
     public static final int NO_ROUTE = 312;
     public static final int NO_CONSUMERS = 313;
 
-    private FailureClassifier() {
-    }
+    private FailureClassifier() {}
 
     /** A channel or connection shut down while messages were in flight. */
     public static ErrorCode classify(ShutdownSignalException cause) {

@@ -16,8 +16,11 @@ public interface AppliedEffectMapper {
 
     @Insert("INSERT INTO test_applied_effects (consumer_name, aggregate_id, aggregate_version, message_id)"
             + " VALUES (#{consumer}, #{aggregateId,jdbcType=VARCHAR}, #{version,jdbcType=BIGINT}, #{messageId})")
-    int record(@Param("consumer") String consumer, @Param("aggregateId") String aggregateId,
-            @Param("version") Long version, @Param("messageId") String messageId);
+    int record(
+            @Param("consumer") String consumer,
+            @Param("aggregateId") String aggregateId,
+            @Param("version") Long version,
+            @Param("messageId") String messageId);
 
     @Select("SELECT aggregate_version FROM test_applied_effects WHERE aggregate_id = #{aggregateId} ORDER BY seq")
     List<Long> versionsInApplyOrder(@Param("aggregateId") String aggregateId);

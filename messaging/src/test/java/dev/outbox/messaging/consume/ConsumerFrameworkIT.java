@@ -73,16 +73,19 @@ class ConsumerFrameworkIT {
     }
 
     private ConsumerSettings settings(int prefetch, int maxAttempts) {
-        return new ConsumerSettings("test-consumer", QUEUE, DLQ, prefetch, 2, maxAttempts, Duration.ofMillis(20),
-                Duration.ofSeconds(5));
+        return new ConsumerSettings(
+                "test-consumer", QUEUE, DLQ, prefetch, 2, maxAttempts, Duration.ofMillis(20), Duration.ofSeconds(5));
     }
 
     /** One consumer instance: its own connection, like a separate process. */
     private ConsumerRunner instance(ConsumerSettings s, MessageHandler handler) throws Exception {
         Connection connection = broker.connectionFactory().newConnection("consumer-instance");
         closing.add(connection::close);
-        ConsumerRunner runner = ConsumerRunner.transactional(s, injector.getInstance(IdempotentProcessor.class),
-                handler, injector.getInstance(FailureCounter.class));
+        ConsumerRunner runner = ConsumerRunner.transactional(
+                s,
+                injector.getInstance(IdempotentProcessor.class),
+                handler,
+                injector.getInstance(FailureCounter.class));
         runner.start(connection);
         closing.add(runner);
         return runner;
@@ -102,8 +105,13 @@ class ConsumerFrameworkIT {
         if (version != null) {
             headers.put("aggregate_version", version);
         }
-        return new AMQP.BasicProperties.Builder().messageId(messageId).type("test.event").deliveryMode(2)
-                .contentType("application/json").headers(headers).build();
+        return new AMQP.BasicProperties.Builder()
+                .messageId(messageId)
+                .type("test.event")
+                .deliveryMode(2)
+                .contentType("application/json")
+                .headers(headers)
+                .build();
     }
 
     private void publish(Channel ch, AMQP.BasicProperties p) throws Exception {
@@ -142,16 +150,20 @@ class ConsumerFrameworkIT {
 
         AppliedEffectMapper effects = injector.getInstance(AppliedEffectMapper.class);
         for (int a = 0; a < aggregates; a++) {
-            assertEquals(LongStream.rangeClosed(1, versions).boxed().toList(),
-                    effects.versionsInApplyOrder("agg-" + a), "agg-" + a + " applied in order");
+            assertEquals(
+                    LongStream.rangeClosed(1, versions).boxed().toList(),
+                    effects.versionsInApplyOrder("agg-" + a),
+                    "agg-" + a + " applied in order");
         }
         long held = instances.stream().mapToLong(ConsumerRunner::held).sum();
-        long heldApplied = instances.stream().mapToLong(ConsumerRunner::heldApplied).sum();
+        long heldApplied =
+                instances.stream().mapToLong(ConsumerRunner::heldApplied).sum();
         assertTrue(held > 0, "some messages arrived early and were held");
         assertEquals(held, heldApplied, "every held message was applied once its predecessor came");
         assertEquals(0, db.count("SELECT count(*) FROM consumer_held_messages"));
-        assertEquals(aggregates, db.count("SELECT count(*) FROM consumer_aggregate_positions WHERE last_version = ?",
-                (long) versions));
+        assertEquals(
+                aggregates,
+                db.count("SELECT count(*) FROM consumer_aggregate_positions WHERE last_version = ?", (long) versions));
     }
 
     @Test
@@ -193,7 +205,8 @@ class ConsumerFrameworkIT {
         await().atMost(WAIT).until(() -> c.applied() + c.held() + c.stale() == 3);
         assertEquals(1, c.stale());
         assertEquals(c.held(), c.heldApplied());
-        assertEquals(List.of(1L, 2L), injector.getInstance(AppliedEffectMapper.class).versionsInApplyOrder("s"));
+        assertEquals(
+                List.of(1L, 2L), injector.getInstance(AppliedEffectMapper.class).versionsInApplyOrder("s"));
     }
 
     @Test
@@ -222,12 +235,14 @@ class ConsumerFrameworkIT {
         GetResponse dead = getOne(DLQ);
         assertEquals(poisonId, dead.getProps().getMessageId());
         Map<String, Object> h = dead.getProps().getHeaders();
-        assertTrue(h.get(DeadLetters.REASON).toString().contains("IllegalArgumentException: cannot handle"),
-                h.toString());
+        assertTrue(
+                h.get(DeadLetters.REASON).toString().contains("IllegalArgumentException: cannot handle"), h.toString());
         assertEquals(3, ((Number) h.get(DeadLetters.ATTEMPTS)).intValue());
         assertEquals("test-consumer", h.get(DeadLetters.CONSUMER).toString());
         assertNotNull(db.scalar("SELECT dead_lettered_at FROM consumer_failures WHERE message_id = ?", poisonId));
-        assertEquals(0, db.count("SELECT count(*) FROM processed_messages WHERE message_id = ?", poisonId),
+        assertEquals(
+                0,
+                db.count("SELECT count(*) FROM processed_messages WHERE message_id = ?", poisonId),
                 "its effect never committed");
     }
 
@@ -240,7 +255,8 @@ class ConsumerFrameworkIT {
         broker.withChannel(ch -> {
             try {
                 publish(ch, props(UUID.randomUUID().toString(), "n", null, Map.of()));
-                ch.basicPublish("", QUEUE, new AMQP.BasicProperties.Builder().type("x").build(), new byte[0]);
+                ch.basicPublish(
+                        "", QUEUE, new AMQP.BasicProperties.Builder().type("x").build(), new byte[0]);
             } catch (Exception e) {
                 throw new java.io.IOException(e);
             }
@@ -293,8 +309,12 @@ class ConsumerFrameworkIT {
         assertEquals(2, c.applied());
         assertEquals(1L, db.scalar("SELECT last_version FROM consumer_aggregate_positions WHERE aggregate_id = 'h'"));
         assertEquals(1L, db.scalar("SELECT last_version FROM consumer_aggregate_positions WHERE aggregate_id = 'r'"));
-        assertEquals(List.of(3L), db.rows("SELECT aggregate_version FROM consumer_held_messages")
-                .stream().map(r -> r.get("aggregate_version")).toList(), "h v3 stays held behind the poison v2");
+        assertEquals(
+                List.of(3L),
+                db.rows("SELECT aggregate_version FROM consumer_held_messages").stream()
+                        .map(r -> r.get("aggregate_version"))
+                        .toList(),
+                "h v3 stays held behind the poison v2");
 
         Map<String, Map<String, Object>> dead = new HashMap<>();
         try (Channel ch = broker.connection().createChannel()) {
@@ -304,14 +324,18 @@ class ConsumerFrameworkIT {
             }
         }
         assertEquals(java.util.Set.of(h2, r2), dead.keySet(), "only the held messages that fail are dead letters");
-        assertTrue(dead.get(h2).get(DeadLetters.REASON).toString().contains("v2 breaks its contract"),
+        assertTrue(
+                dead.get(h2).get(DeadLetters.REASON).toString().contains("v2 breaks its contract"),
                 dead.get(h2).toString());
         assertEquals(1, ((Number) dead.get(h2).get(DeadLetters.ATTEMPTS)).intValue());
-        assertTrue(dead.get(r2).get(DeadLetters.REASON).toString().contains("IllegalStateException: v2 always fails"),
+        assertTrue(
+                dead.get(r2).get(DeadLetters.REASON).toString().contains("IllegalStateException: v2 always fails"),
                 dead.get(r2).toString());
         assertEquals(3, ((Number) dead.get(r2).get(DeadLetters.ATTEMPTS)).intValue(), "retried, then moved");
         assertEquals(2, db.count("SELECT count(*) FROM processed_messages WHERE message_id IN (?, ?)", h1, r1));
-        assertEquals(0, db.count("SELECT count(*) FROM processed_messages WHERE message_id IN (?, ?)", h2, r2),
+        assertEquals(
+                0,
+                db.count("SELECT count(*) FROM processed_messages WHERE message_id IN (?, ?)", h2, r2),
                 "a dead-lettered held message is forgotten, so replaying it from the DLQ applies it");
         assertNotNull(db.scalar("SELECT dead_lettered_at FROM consumer_failures WHERE message_id = ?", h2));
     }
@@ -373,7 +397,8 @@ class ConsumerFrameworkIT {
         });
         await().atMost(WAIT).until(() -> c.deadLettered() == 1 && c.applied() == 1);
         assertEquals(0, c.requeued(), "v1 committed: it is not requeued as if the database were away");
-        assertEquals(List.of(1L), injector.getInstance(AppliedEffectMapper.class).versionsInApplyOrder("w"));
+        assertEquals(
+                List.of(1L), injector.getInstance(AppliedEffectMapper.class).versionsInApplyOrder("w"));
         GetResponse dead = getOne(DLQ);
         assertEquals(v2, dead.getProps().getMessageId());
         assertEquals(3, ((Number) dead.getProps().getHeaders().get(DeadLetters.ATTEMPTS)).intValue());
@@ -411,8 +436,11 @@ class ConsumerFrameworkIT {
         assertEquals(0, c.deadLettered(), "v1 was applied: it is no dead letter");
         assertEquals(0, broker.messageCount(DLQ));
         assertEquals(0, broker.messageCount(QUEUE));
-        assertEquals(List.of(1L), injector.getInstance(AppliedEffectMapper.class).versionsInApplyOrder("b"));
-        assertEquals(1, db.count("SELECT count(*) FROM consumer_held_messages WHERE message_id = ?", v2),
+        assertEquals(
+                List.of(1L), injector.getInstance(AppliedEffectMapper.class).versionsInApplyOrder("b"));
+        assertEquals(
+                1,
+                db.count("SELECT count(*) FROM consumer_held_messages WHERE message_id = ?", v2),
                 "v2 stays held for the aggregate's next delivery, or an operator");
     }
 
@@ -459,8 +487,13 @@ class ConsumerFrameworkIT {
         }
         assertEquals(0, c.deadLettered(), "the other instance settled it; this one did not dead-letter it");
         assertEquals(0, db.count("SELECT count(*) FROM consumer_held_messages"));
-        assertEquals(0, db.count("SELECT count(*) FROM consumer_failures WHERE message_id = ?"
-                + " AND dead_lettered_at IS NOT NULL", v2), "not noted as dead-lettered by this consumer");
+        assertEquals(
+                0,
+                db.count(
+                        "SELECT count(*) FROM consumer_failures WHERE message_id = ?"
+                                + " AND dead_lettered_at IS NOT NULL",
+                        v2),
+                "not noted as dead-lettered by this consumer");
         assertEquals(1, broker.messageCount(DLQ), "the copy forwarded before the discard found the row gone");
     }
 

@@ -27,9 +27,14 @@ import org.junit.jupiter.api.Test;
 class ConsumerRunnerRecoveryTest {
     /** How many subscriptions fail before one succeeds (the queue is missing meanwhile). */
     private final AtomicInteger failSubscriptions = new AtomicInteger();
+
     private final List<FakeChannel> channels = new CopyOnWriteArrayList<>();
-    private final ConsumerRunner runner = ConsumerRunner.atMostOnce(new ConsumerSettings("fake", "q", "q.dlq", 1, 2,
-            3, Duration.ZERO, Duration.ofSeconds(1)), null, "none", m -> { }, null);
+    private final ConsumerRunner runner = ConsumerRunner.atMostOnce(
+            new ConsumerSettings("fake", "q", "q.dlq", 1, 2, 3, Duration.ZERO, Duration.ofSeconds(1)),
+            null,
+            "none",
+            m -> {},
+            null);
 
     /** One fake channel: what the runner subscribed with, and whether it is open. */
     private static final class FakeChannel {
@@ -45,7 +50,9 @@ class ConsumerRunnerRecoveryTest {
     }
 
     private Connection connection() {
-        return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
+        return (Connection) Proxy.newProxyInstance(
+                getClass().getClassLoader(),
+                new Class<?>[] {Connection.class},
                 (p, method, args) -> switch (method.getName()) {
                     case "isOpen" -> true;
                     case "createChannel" -> channel();
@@ -57,7 +64,9 @@ class ConsumerRunnerRecoveryTest {
 
     private Channel channel() {
         FakeChannel fake = new FakeChannel();
-        fake.proxy = (Channel) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Channel.class},
+        fake.proxy = (Channel) Proxy.newProxyInstance(
+                getClass().getClassLoader(),
+                new Class<?>[] {Channel.class},
                 (p, method, args) -> switch (method.getName()) {
                     case "isOpen" -> fake.open.get();
                     case "close" -> {
@@ -89,8 +98,7 @@ class ConsumerRunnerRecoveryTest {
         FakeChannel first = channels.get(0);
 
         first.open.set(false);
-        first.consumer.handleShutdownSignal(first.tag,
-                new ShutdownSignalException(false, false, null, first.proxy));
+        first.consumer.handleShutdownSignal(first.tag, new ShutdownSignalException(false, false, null, first.proxy));
 
         await().atMost(Duration.ofSeconds(5)).until(runner::isConsuming);
         assertEquals(3, channels.size(), "one new channel");

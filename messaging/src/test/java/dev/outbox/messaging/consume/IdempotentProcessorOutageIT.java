@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.inject.Guice;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.persistence.DataAccessException;
-import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.persistence.DataSources;
+import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.persistence.DatabaseUnavailableException;
 import dev.outbox.persistence.PersistenceModule;
 import dev.outbox.testkit.TcpProxy;
@@ -33,8 +33,16 @@ class IdempotentProcessorOutageIT {
     @BeforeEach
     void setUp() throws Exception {
         proxy = TcpProxy.start(db.host(), db.port());
-        pool = DataSources.create(new DatabaseConfig(db.urlVia(proxy.host(), proxy.port()), db.user(), db.password(),
-                2, Duration.ofMillis(500), Duration.ofSeconds(5), Duration.ofSeconds(10), "outage-it", false));
+        pool = DataSources.create(new DatabaseConfig(
+                db.urlVia(proxy.host(), proxy.port()),
+                db.user(),
+                db.password(),
+                2,
+                Duration.ofMillis(500),
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(10),
+                "outage-it",
+                false));
         processor = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(5)))
                 .getInstance(IdempotentProcessor.class);
     }
@@ -49,8 +57,8 @@ class IdempotentProcessorOutageIT {
     void theHeldSuccessorLookupReportsAnOutageAsATransientDatabaseFailure() {
         processor.nextHeld("outage-it", "order", "any"); // reachable: a plain read that finds nothing
         proxy.cut();
-        DataAccessException e = assertThrows(DataAccessException.class,
-                () -> processor.nextHeld("outage-it", "order", "any"));
+        DataAccessException e =
+                assertThrows(DataAccessException.class, () -> processor.nextHeld("outage-it", "order", "any"));
         assertInstanceOf(DatabaseUnavailableException.class, e);
         assertTrue(e.isTransient());
     }

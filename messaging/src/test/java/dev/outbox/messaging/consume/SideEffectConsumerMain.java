@@ -19,28 +19,45 @@ import java.time.Duration;
  * dies with {@code Runtime.halt} right before the send: after the dedupe commit, before the call.
  */
 public final class SideEffectConsumerMain {
-    private SideEffectConsumerMain() {
-    }
+    private SideEffectConsumerMain() {}
 
     public static void main(String[] args) throws Exception {
         ProcessSignals signals = ProcessSignals.install();
         Path outbox = Path.of(System.getenv("SENT_MAIL_FILE"));
         boolean crash = Boolean.parseBoolean(System.getenv("CRASH_BEFORE_SEND"));
-        var pool = DataSources.create(DatabaseConfig.of(System.getenv("OUTBOX_DB_URL"), System.getenv("OUTBOX_DB_USER"),
-                System.getenv("OUTBOX_DB_PASSWORD"), "side-effect-consumer"));
+        var pool = DataSources.create(DatabaseConfig.of(
+                System.getenv("OUTBOX_DB_URL"),
+                System.getenv("OUTBOX_DB_USER"),
+                System.getenv("OUTBOX_DB_PASSWORD"),
+                "side-effect-consumer"));
         Injector injector = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(30)));
-        ConsumerSettings settings = new ConsumerSettings("mailer", System.getenv("QUEUE"),
-                System.getenv("QUEUE") + ".dlq", 1, 1, 3, Duration.ofMillis(50), Duration.ofSeconds(5));
-        ConsumerRunner runner = ConsumerRunner.atMostOnce(settings, injector.getInstance(SideEffectGuard.class),
-                "send-confirmation-mail", message -> {
+        ConsumerSettings settings = new ConsumerSettings(
+                "mailer",
+                System.getenv("QUEUE"),
+                System.getenv("QUEUE") + ".dlq",
+                1,
+                1,
+                3,
+                Duration.ofMillis(50),
+                Duration.ofSeconds(5));
+        ConsumerRunner runner = ConsumerRunner.atMostOnce(
+                settings,
+                injector.getInstance(SideEffectGuard.class),
+                "send-confirmation-mail",
+                message -> {
                     if (crash) {
                         System.out.println("crashing before the send of " + message.messageId());
                         System.out.flush();
                         Runtime.getRuntime().halt(137);
                     }
-                    Files.writeString(outbox, "mail for " + message.messageId() + "\n", StandardCharsets.UTF_8,
-                            StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-                }, injector.getInstance(FailureCounter.class));
+                    Files.writeString(
+                            outbox,
+                            "mail for " + message.messageId() + "\n",
+                            StandardCharsets.UTF_8,
+                            StandardOpenOption.CREATE,
+                            StandardOpenOption.APPEND);
+                },
+                injector.getInstance(FailureCounter.class));
         var factory = new com.rabbitmq.client.ConnectionFactory();
         factory.setUri(System.getenv("OUTBOX_AMQP_URI"));
         try (Connection connection = factory.newConnection("side-effect-consumer")) {

@@ -61,8 +61,14 @@ class SideEffectCrashIT {
     }
 
     private void publish(String id) {
-        broker.withChannel(ch -> ch.basicPublish("", QUEUE,
-                new AMQP.BasicProperties.Builder().messageId(id).type("order.created").deliveryMode(2).build(),
+        broker.withChannel(ch -> ch.basicPublish(
+                "",
+                QUEUE,
+                new AMQP.BasicProperties.Builder()
+                        .messageId(id)
+                        .type("order.created")
+                        .deliveryMode(2)
+                        .build(),
                 "{}".getBytes()));
     }
 
@@ -70,8 +76,8 @@ class SideEffectCrashIT {
     void aCrashBetweenTheDedupeCommitAndTheCallLosesTheCallInsteadOfRepeatingIt() throws Exception {
         String first = UUID.randomUUID().toString();
         publish(first);
-        try (JavaProcess doomed = JavaProcess.start("mailer-doomed", SideEffectConsumerMain.class.getName(),
-                env(true))) {
+        try (JavaProcess doomed =
+                JavaProcess.start("mailer-doomed", SideEffectConsumerMain.class.getName(), env(true))) {
             doomed.awaitOutput(Pattern.compile("crashing before the send of " + first), Duration.ofSeconds(30));
             await().atMost(Duration.ofSeconds(10)).until(() -> !doomed.isAlive());
         }
@@ -82,7 +88,8 @@ class SideEffectCrashIT {
         publish(second);
         try (JavaProcess mailer = JavaProcess.start("mailer", SideEffectConsumerMain.class.getName(), env(false))) {
             // the unacked first message is redelivered: a duplicate, acked without a call
-            await().atMost(Duration.ofSeconds(30)).until(() -> Files.readAllLines(sent).size() == 1);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> Files.readAllLines(sent).size() == 1);
             await().atMost(Duration.ofSeconds(10)).until(() -> broker.messageCount(QUEUE) == 0);
             assertEquals(0, mailer.terminate(Duration.ofSeconds(20)));
         }
@@ -90,7 +97,11 @@ class SideEffectCrashIT {
         assertEquals(List.of("mail for " + second), mails, "the first mail was lost, not sent twice");
         assertFalse(mails.contains("mail for " + first));
         assertEquals("DONE", db.scalar("SELECT status FROM consumer_side_effects WHERE message_id = ?", second));
-        assertEquals(List.of(first), db.rows("SELECT message_id FROM consumer_side_effects WHERE status = 'PENDING'")
-                .stream().map(r -> r.get("message_id")).toList(), "the message to repair by hand");
+        assertEquals(
+                List.of(first),
+                db.rows("SELECT message_id FROM consumer_side_effects WHERE status = 'PENDING'").stream()
+                        .map(r -> r.get("message_id"))
+                        .toList(),
+                "the message to repair by hand");
     }
 }

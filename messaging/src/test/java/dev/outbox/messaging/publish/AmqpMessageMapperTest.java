@@ -21,19 +21,46 @@ class AmqpMessageMapperTest {
             + " \"2026-11-30T09:14:02.310Z\"}";
 
     private static OutboxRecord row(String type, String payload, String headers, String tenant, String causation) {
-        return new OutboxRecord(ID, "order", ORDER_ID, 2L, type, 1, "orders.events", type, payload, headers,
-                OutboxStatus.IN_PROGRESS, 1, Instant.now(), null, null, Instant.parse("2026-11-30T09:14:02Z"),
-                Instant.now(), "relay", 7L, null, "corr-1", causation, null, tenant);
+        return new OutboxRecord(
+                ID,
+                "order",
+                ORDER_ID,
+                2L,
+                type,
+                1,
+                "orders.events",
+                type,
+                payload,
+                headers,
+                OutboxStatus.IN_PROGRESS,
+                1,
+                Instant.now(),
+                null,
+                null,
+                Instant.parse("2026-11-30T09:14:02Z"),
+                Instant.now(),
+                "relay",
+                7L,
+                null,
+                "corr-1",
+                causation,
+                null,
+                tenant);
     }
 
     private static OutboundMessage ready(OutboxRecord r) {
-        return assertInstanceOf(AmqpMessageMapper.Ready.class, AmqpMessageMapper.map(r)).message();
+        return assertInstanceOf(AmqpMessageMapper.Ready.class, AmqpMessageMapper.map(r))
+                .message();
     }
 
     @Test
     void mapsARowToTheWireContract() {
-        OutboundMessage m = ready(row("payment.captured", CAPTURED,
-                "{\"traceparent\":\"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\"}", "t-1", "c-9"));
+        OutboundMessage m = ready(row(
+                "payment.captured",
+                CAPTURED,
+                "{\"traceparent\":\"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\"}",
+                "t-1",
+                "c-9"));
         AMQP.BasicProperties p = m.properties();
         assertEquals(ID.toString(), p.getMessageId());
         assertEquals(2, p.getDeliveryMode());
@@ -48,7 +75,9 @@ class AmqpMessageMapperTest {
         assertEquals(2L, p.getHeaders().get("aggregate_version"));
         assertEquals("t-1", p.getHeaders().get("tenant_id"));
         assertEquals("c-9", p.getHeaders().get("causation_id"));
-        assertEquals("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", p.getHeaders().get("traceparent"));
+        assertEquals(
+                "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+                p.getHeaders().get("traceparent"));
         assertEquals("orders.events", m.exchange());
         assertEquals("payment.captured", m.routingKey());
         assertEquals(CAPTURED, new String(m.body(), StandardCharsets.UTF_8), "the snapshot, byte for byte");
@@ -64,8 +93,12 @@ class AmqpMessageMapperTest {
 
     @Test
     void rowHeadersCannotOverrideTheContractHeaders() {
-        OutboundMessage m = ready(row("payment.captured", CAPTURED,
-                "{\"message_type\":\"evil\",\"aggregate_id\":\"x\",\"x-source\":\"import\"}", null, null));
+        OutboundMessage m = ready(row(
+                "payment.captured",
+                CAPTURED,
+                "{\"message_type\":\"evil\",\"aggregate_id\":\"x\",\"x-source\":\"import\"}",
+                null,
+                null));
         assertEquals("payment.captured", m.properties().getHeaders().get("message_type"));
         assertEquals(ORDER_ID, m.properties().getHeaders().get("aggregate_id"));
         assertEquals("import", m.properties().getHeaders().get("x-source"));
@@ -73,21 +106,24 @@ class AmqpMessageMapperTest {
 
     @Test
     void aPayloadThatIsNotJsonIsInvalid() {
-        AmqpMessageMapper.Invalid i = assertInstanceOf(AmqpMessageMapper.Invalid.class,
+        AmqpMessageMapper.Invalid i = assertInstanceOf(
+                AmqpMessageMapper.Invalid.class,
                 AmqpMessageMapper.map(row("payment.captured", "{not json", "{}", null, null)));
         assertTrue(i.reason().startsWith("payload is not valid JSON"), i.reason());
     }
 
     @Test
     void aPayloadThatBreaksItsContractIsInvalid() {
-        AmqpMessageMapper.Invalid i = assertInstanceOf(AmqpMessageMapper.Invalid.class, AmqpMessageMapper.map(
-                row("payment.captured", "{\"orderId\":\"" + ORDER_ID + "\"}", "{}", null, null)));
+        AmqpMessageMapper.Invalid i = assertInstanceOf(
+                AmqpMessageMapper.Invalid.class,
+                AmqpMessageMapper.map(row("payment.captured", "{\"orderId\":\"" + ORDER_ID + "\"}", "{}", null, null)));
         assertTrue(i.reason().contains("required property 'paymentId' not found"), i.reason());
     }
 
     @Test
     void nestedHeaderValuesAreInvalid() {
-        assertInstanceOf(AmqpMessageMapper.Invalid.class,
+        assertInstanceOf(
+                AmqpMessageMapper.Invalid.class,
                 AmqpMessageMapper.map(row("payment.captured", CAPTURED, "{\"a\":{\"b\":1}}", null, null)));
     }
 }

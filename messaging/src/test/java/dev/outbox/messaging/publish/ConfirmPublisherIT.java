@@ -6,10 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
 import dev.outbox.persistence.outbox.ErrorCode;
 import dev.outbox.testkit.RecordingQueue;
+import dev.outbox.testkit.TcpProxy;
 import dev.outbox.testkit.TestBroker;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -17,9 +20,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import dev.outbox.testkit.TcpProxy;
-import com.rabbitmq.client.ConnectionFactory;
-import java.util.ArrayList;
 import org.junit.jupiter.api.Test;
 
 /** The confirm publisher against a real broker: what the broker decides, the broker decides here. */
@@ -70,7 +70,8 @@ class ConfirmPublisherIT {
 
     private static OutboundMessage message(String exchange, String key) {
         String id = UUID.randomUUID().toString();
-        AMQP.BasicProperties p = new AMQP.BasicProperties.Builder().messageId(id).deliveryMode(2).build();
+        AMQP.BasicProperties p =
+                new AMQP.BasicProperties.Builder().messageId(id).deliveryMode(2).build();
         return new OutboundMessage(exchange, key, p, "{}".getBytes());
     }
 
@@ -86,7 +87,8 @@ class ConfirmPublisherIT {
             }
             assertTrue(p.awaitSettled(Duration.ofSeconds(20)));
             assertEquals(n, reports.get(), "one report per message");
-            assertEquals(n, outcomes.values().stream().filter("CONFIRMED"::equals).count());
+            assertEquals(
+                    n, outcomes.values().stream().filter("CONFIRMED"::equals).count());
             assertEquals(64, p.availableSlots(), "every slot came back");
             assertEquals(n, q.await(n, Duration.ofSeconds(10)).size());
             p.close();
@@ -123,12 +125,19 @@ class ConfirmPublisherIT {
             assertTrue(connection.isOpen(), "a channel error leaves the connection alone");
 
             OutboundMessage good = message(EXCHANGE, "routed");
-            assertEquals(ErrorCode.EXCHANGE_NOT_FOUND,
-                    ConfirmPublisher.publishAlone(connection, bad, Duration.ofSeconds(5)).failure());
-            assertTrue(ConfirmPublisher.publishAlone(connection, good, Duration.ofSeconds(5)).confirmed());
-            assertEquals(good.messageId(), q.await(1, Duration.ofSeconds(5)).get(0).messageId());
-            assertEquals(ErrorCode.UNROUTABLE, ConfirmPublisher.publishAlone(connection,
-                    message(EXCHANGE, "nobody.listens"), Duration.ofSeconds(5)).failure());
+            assertEquals(
+                    ErrorCode.EXCHANGE_NOT_FOUND,
+                    ConfirmPublisher.publishAlone(connection, bad, Duration.ofSeconds(5))
+                            .failure());
+            assertTrue(ConfirmPublisher.publishAlone(connection, good, Duration.ofSeconds(5))
+                    .confirmed());
+            assertEquals(
+                    good.messageId(), q.await(1, Duration.ofSeconds(5)).get(0).messageId());
+            assertEquals(
+                    ErrorCode.UNROUTABLE,
+                    ConfirmPublisher.publishAlone(
+                                    connection, message(EXCHANGE, "nobody.listens"), Duration.ofSeconds(5))
+                            .failure());
         }
     }
 

@@ -51,8 +51,15 @@ class ConfirmPublisherTest {
     private void send(String... tags) throws Exception {
         for (String tag : tags) {
             assertTrue(publisher.acquireSlot(Duration.ZERO), "a free slot for " + tag);
-            publisher.publish(new OutboundMessage("orders.events", "order.created",
-                    new AMQP.BasicProperties.Builder().messageId("id-" + tag).build(), new byte[0]), tag);
+            publisher.publish(
+                    new OutboundMessage(
+                            "orders.events",
+                            "order.created",
+                            new AMQP.BasicProperties.Builder()
+                                    .messageId("id-" + tag)
+                                    .build(),
+                            new byte[0]),
+                    tag);
         }
     }
 
@@ -127,8 +134,8 @@ class ConfirmPublisherTest {
     @Test
     void aChannelClosedForAMissingExchangeMakesEveryMessageInFlightASuspect() throws Exception {
         send("a", "b");
-        broker.shutdown(new ShutdownSignalException(false, false,
-                new AMQImpl.Channel.Close(404, "NOT_FOUND - no exchange 'x'", 60, 40), broker.channel));
+        broker.shutdown(new ShutdownSignalException(
+                false, false, new AMQImpl.Channel.Close(404, "NOT_FOUND - no exchange 'x'", 60, 40), broker.channel));
         assertEquals(List.of("a suspect EXCHANGE_NOT_FOUND", "b suspect EXCHANGE_NOT_FOUND"), outcomes);
     }
 
@@ -137,8 +144,17 @@ class ConfirmPublisherTest {
         IOException refused = new IOException("socket closed");
         broker.failNextPublish(refused);
         assertTrue(publisher.acquireSlot(Duration.ZERO));
-        IOException thrown = assertThrows(IOException.class, () -> publisher.publish(new OutboundMessage(
-                "orders.events", "k", new AMQP.BasicProperties.Builder().messageId("id-x").build(), new byte[0]), "x"));
+        IOException thrown = assertThrows(
+                IOException.class,
+                () -> publisher.publish(
+                        new OutboundMessage(
+                                "orders.events",
+                                "k",
+                                new AMQP.BasicProperties.Builder()
+                                        .messageId("id-x")
+                                        .build(),
+                                new byte[0]),
+                        "x"));
         assertSame(refused, thrown);
         assertEquals(0, publisher.inFlightCount());
         assertEquals(4, publisher.availableSlots());
@@ -160,7 +176,8 @@ class ConfirmPublisherTest {
         send("a", "b", "c");
         broker.nack(1, false); // a waits for a possible return
         broker.returnUnroutable("id-b"); // b's return came, its ack has not
-        List<String> back = publisher.abandon().stream().map(ConfirmPublisher.InFlight::tag).toList();
+        List<String> back =
+                publisher.abandon().stream().map(ConfirmPublisher.InFlight::tag).toList();
         assertEquals(List.of("a", "b", "c"), back);
         publisher.close();
         broker.ack(3, true);

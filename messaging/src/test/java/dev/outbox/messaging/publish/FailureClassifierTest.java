@@ -41,8 +41,8 @@ class FailureClassifierTest {
 
     @Test
     void anyConnectionLevelShutdownIsAConnectionLoss() {
-        ShutdownSignalException forced = new ShutdownSignalException(true, false,
-                new AMQImpl.Connection.Close(320, "CONNECTION_FORCED", 0, 0), null);
+        ShutdownSignalException forced = new ShutdownSignalException(
+                true, false, new AMQImpl.Connection.Close(320, "CONNECTION_FORCED", 0, 0), null);
         assertEquals(ErrorCode.CONNECTION_LOST, FailureClassifier.classify(forced));
         ShutdownSignalException dropped = new ShutdownSignalException(true, false, null, null);
         dropped.initCause(new IOException("Connection reset"));
@@ -65,12 +65,18 @@ class FailureClassifierTest {
 
     @Test
     void theDecisionTableOfTheContract() {
-        for (ErrorCode c : new ErrorCode[] {ErrorCode.BROKER_UNAVAILABLE, ErrorCode.CONNECTION_LOST,
-            ErrorCode.CONFIRM_TIMEOUT, ErrorCode.NACKED, ErrorCode.STALE_LOCK}) {
+        for (ErrorCode c : new ErrorCode[] {
+            ErrorCode.BROKER_UNAVAILABLE,
+            ErrorCode.CONNECTION_LOST,
+            ErrorCode.CONFIRM_TIMEOUT,
+            ErrorCode.NACKED,
+            ErrorCode.STALE_LOCK
+        }) {
             assertTrue(c.retryable(), c + " is retried");
         }
-        for (ErrorCode c : new ErrorCode[] {ErrorCode.UNROUTABLE, ErrorCode.EXCHANGE_NOT_FOUND,
-            ErrorCode.ACCESS_REFUSED, ErrorCode.PAYLOAD_INVALID}) {
+        for (ErrorCode c : new ErrorCode[] {
+            ErrorCode.UNROUTABLE, ErrorCode.EXCHANGE_NOT_FOUND, ErrorCode.ACCESS_REFUSED, ErrorCode.PAYLOAD_INVALID
+        }) {
             assertFalse(c.retryable(), c + " is parked");
         }
     }

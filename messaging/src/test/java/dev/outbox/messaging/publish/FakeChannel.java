@@ -28,8 +28,10 @@ final class FakeChannel {
     private ShutdownListener onShutdown;
     final List<String> published = new ArrayList<>();
 
-    final Channel channel = (Channel) Proxy.newProxyInstance(Channel.class.getClassLoader(),
-            new Class<?>[] {Channel.class}, (proxy, method, args) -> switch (method.getName()) {
+    final Channel channel = (Channel) Proxy.newProxyInstance(
+            Channel.class.getClassLoader(),
+            new Class<?>[] {Channel.class},
+            (proxy, method, args) -> switch (method.getName()) {
                 case "getNextPublishSeqNo" -> nextSeqNo;
                 case "basicPublish" -> {
                     if (failNextPublish != null) {
@@ -66,8 +68,10 @@ final class FakeChannel {
                 default -> throw new UnsupportedOperationException("FakeChannel." + method.getName());
             });
 
-    final Connection connection = (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
-            new Class<?>[] {Connection.class}, (proxy, method, args) -> switch (method.getName()) {
+    final Connection connection = (Connection) Proxy.newProxyInstance(
+            Connection.class.getClassLoader(),
+            new Class<?>[] {Connection.class},
+            (proxy, method, args) -> switch (method.getName()) {
                 case "createChannel" -> channel;
                 case "toString" -> "FakeConnection";
                 default -> throw new UnsupportedOperationException("FakeConnection." + method.getName());
@@ -87,8 +91,13 @@ final class FakeChannel {
 
     /** basic.return 312 NO_ROUTE for the message with this id. */
     void returnUnroutable(String messageId) throws IOException {
-        onReturn.handleReturn(312, "NO_ROUTE", "orders.events", "no.binding",
-                new AMQP.BasicProperties.Builder().messageId(messageId).build(), new byte[0]);
+        onReturn.handleReturn(
+                312,
+                "NO_ROUTE",
+                "orders.events",
+                "no.binding",
+                new AMQP.BasicProperties.Builder().messageId(messageId).build(),
+                new byte[0]);
     }
 
     void shutdown(ShutdownSignalException cause) {

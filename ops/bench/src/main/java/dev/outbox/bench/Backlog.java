@@ -31,8 +31,7 @@ import org.postgresql.PGConnection;
 final class Backlog {
     private static final Currency EUR = Money.currency("EUR");
 
-    private Backlog() {
-    }
+    private Backlog() {}
 
     /** {@code n} events: orders placed, every second one captured as well. */
     static List<NewOutboxMessage> events(int n) {
@@ -52,9 +51,15 @@ final class Backlog {
         Instant now = Instant.now();
         int i = 0;
         while (out.size() < n) {
-            Order.Transition placed = Order.place(TimeOrderedIds.next(now.toEpochMilli()), "customer-" + (i % 5_000),
-                    null, EUR, List.of(new OrderLine("SKU-" + (i % 977), 1 + i % 3, price("19.99")),
-                            new OrderLine("SKU-GIFT-WRAP", 1, price("2.50"))), now);
+            Order.Transition placed = Order.place(
+                    TimeOrderedIds.next(now.toEpochMilli()),
+                    "customer-" + (i % 5_000),
+                    null,
+                    EUR,
+                    List.of(
+                            new OrderLine("SKU-" + (i % 977), 1 + i % 3, price("19.99")),
+                            new OrderLine("SKU-GIFT-WRAP", 1, price("2.50"))),
+                    now);
             add(out, placed, n);
             if (capture && i % 2 == 0 && out.size() < n) {
                 add(out, placed.order().capture(placed.order().total(), UUID.randomUUID(), now), n);
@@ -92,16 +97,35 @@ final class Backlog {
             for (int from = 0; from < messages.size(); from += 20_000) {
                 StringBuilder sb = new StringBuilder();
                 for (NewOutboxMessage m : messages.subList(from, Math.min(messages.size(), from + 20_000))) {
-                    sb.append(m.id()).append('\t').append(text(m.aggregateType())).append('\t')
-                            .append(text(m.aggregateId())).append('\t')
-                            .append(m.aggregateVersion() == null ? "\\N" : m.aggregateVersion().toString()).append('\t')
-                            .append(text(m.messageType())).append('\t').append(m.messageVersion()).append('\t')
-                            .append(text(m.exchangeName())).append('\t').append(text(m.routingKey())).append('\t')
-                            .append(text(m.payload())).append('\t').append(text(m.headers())).append('\t')
-                            .append(m.correlationId() == null ? "\\N" : text(m.correlationId())).append('\n');
+                    sb.append(m.id())
+                            .append('\t')
+                            .append(text(m.aggregateType()))
+                            .append('\t')
+                            .append(text(m.aggregateId()))
+                            .append('\t')
+                            .append(
+                                    m.aggregateVersion() == null
+                                            ? "\\N"
+                                            : m.aggregateVersion().toString())
+                            .append('\t')
+                            .append(text(m.messageType()))
+                            .append('\t')
+                            .append(m.messageVersion())
+                            .append('\t')
+                            .append(text(m.exchangeName()))
+                            .append('\t')
+                            .append(text(m.routingKey()))
+                            .append('\t')
+                            .append(text(m.payload()))
+                            .append('\t')
+                            .append(text(m.headers()))
+                            .append('\t')
+                            .append(m.correlationId() == null ? "\\N" : text(m.correlationId()))
+                            .append('\n');
                 }
-                copy.copyIn("COPY message_outbox (id, aggregate_type, aggregate_id, aggregate_version, message_type,"
-                        + " message_version, exchange_name, routing_key, payload, headers, correlation_id) FROM STDIN",
+                copy.copyIn(
+                        "COPY message_outbox (id, aggregate_type, aggregate_id, aggregate_version, message_type,"
+                                + " message_version, exchange_name, routing_key, payload, headers, correlation_id) FROM STDIN",
                         new StringReader(sb.toString()));
             }
         } catch (java.io.IOException e) {
@@ -117,9 +141,30 @@ final class Backlog {
     /** The row the relay would read back for a message, for mapping it to AMQP without a database. */
     static OutboxRecord asRecord(NewOutboxMessage m) {
         Instant now = Instant.now();
-        return new OutboxRecord(m.id(), m.aggregateType(), m.aggregateId(), m.aggregateVersion(), m.messageType(),
-                m.messageVersion(), m.exchangeName(), m.routingKey(), m.payload(), m.headers(), OutboxStatus.PENDING,
-                0, now, null, null, now, null, null, null, null, m.correlationId(), m.causationId(), m.traceId(),
+        return new OutboxRecord(
+                m.id(),
+                m.aggregateType(),
+                m.aggregateId(),
+                m.aggregateVersion(),
+                m.messageType(),
+                m.messageVersion(),
+                m.exchangeName(),
+                m.routingKey(),
+                m.payload(),
+                m.headers(),
+                OutboxStatus.PENDING,
+                0,
+                now,
+                null,
+                null,
+                now,
+                null,
+                null,
+                null,
+                null,
+                m.correlationId(),
+                m.causationId(),
+                m.traceId(),
                 m.tenantId());
     }
 }

@@ -13,8 +13,7 @@ import java.lang.reflect.Proxy;
  * order and its lines in the same transaction and no outbox row (and, so, no notification).
  */
 public final class BenchApiMain {
-    private BenchApiMain() {
-    }
+    private BenchApiMain() {}
 
     public static void main(String[] args) throws Exception {
         ProcessSignals signals = ProcessSignals.install();
@@ -24,8 +23,10 @@ public final class BenchApiMain {
             default -> throw new IllegalArgumentException("usage: BenchApiMain with-outbox|without-outbox");
         };
         Settings settings = Settings.fromEnvironment();
-        ApiApp app = withOutbox ? ApiApp.start(settings)
-                : ApiApp.start(settings, binder -> binder.bind(OutboxMapper.class).toInstance(noOutbox()));
+        ApiApp app = withOutbox
+                ? ApiApp.start(settings)
+                : ApiApp.start(
+                        settings, binder -> binder.bind(OutboxMapper.class).toInstance(noOutbox()));
         System.out.println("bench api ready on port " + app.port() + (withOutbox ? " with" : " without") + " outbox");
         signals.await();
         app.close();
@@ -33,8 +34,8 @@ public final class BenchApiMain {
     }
 
     private static OutboxMapper noOutbox() {
-        return (OutboxMapper) Proxy.newProxyInstance(OutboxMapper.class.getClassLoader(),
-                new Class<?>[] {OutboxMapper.class}, (proxy, method, args) -> {
+        return (OutboxMapper) Proxy.newProxyInstance(
+                OutboxMapper.class.getClassLoader(), new Class<?>[] {OutboxMapper.class}, (proxy, method, args) -> {
                     if (method.getName().equals("insert")) {
                         return 1;
                     }

@@ -81,9 +81,12 @@ final class BenchEnv {
 
     /** Fails unless the planner has no statistics for the outbox table: never analyzed. */
     void requireNoStatistics() {
-        if (db.count("SELECT count(*) FROM pg_stats WHERE tablename = 'message_outbox' AND schemaname = current_schema()")
-                != 0 || db.count("SELECT count(*) FROM pg_class WHERE oid = 'message_outbox'::regclass"
-                        + " AND reltuples >= 0") != 0) {
+        if (db.count(
+                                "SELECT count(*) FROM pg_stats WHERE tablename = 'message_outbox' AND schemaname = current_schema()")
+                        != 0
+                || db.count("SELECT count(*) FROM pg_class WHERE oid = 'message_outbox'::regclass"
+                                + " AND reltuples >= 0")
+                        != 0) {
             throw new IllegalStateException("the outbox table was meant to be fresh but has statistics");
         }
     }
@@ -94,8 +97,8 @@ final class BenchEnv {
      * the statistics the scenario is about.
      */
     void autovacuum(boolean enabled) {
-        db.execute("ALTER TABLE message_outbox " + (enabled ? "RESET (autovacuum_enabled)"
-                : "SET (autovacuum_enabled = false)"));
+        db.execute("ALTER TABLE message_outbox "
+                + (enabled ? "RESET (autovacuum_enabled)" : "SET (autovacuum_enabled = false)"));
     }
 
     /** Writes {@code messages} as pending rows in one transaction; returns the database's time of the commit. */
@@ -119,7 +122,8 @@ final class BenchEnv {
                 }
             }
             c.commit();
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT clock_timestamp()")) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT clock_timestamp()")) {
                 rs.next();
                 Instant committed = rs.getTimestamp(1).toInstant();
                 c.commit();

@@ -31,12 +31,20 @@ import java.util.Set;
  * without waiting for the baselines each time.
  */
 public final class BenchMain {
-    private BenchMain() {
-    }
+    private BenchMain() {}
 
     /** What one invocation runs; {@code quick} is the CI smoke run: every scenario, tiny. */
-    record Options(boolean quick, int rows, Path out, Set<String> only, List<Integer> processes,
-            Map<String, String> relay, Set<String> scenarios, int[] loads, int latencyRuns, Set<String> latencyModes) {
+    record Options(
+            boolean quick,
+            int rows,
+            Path out,
+            Set<String> only,
+            List<Integer> processes,
+            Map<String, String> relay,
+            Set<String> scenarios,
+            int[] loads,
+            int latencyRuns,
+            Set<String> latencyModes) {
         boolean runs(String part) {
             return only.isEmpty() || only.contains(part);
         }
@@ -53,7 +61,8 @@ public final class BenchMain {
         System.setProperty("java.awt.headless", "true");
         Options o = parse(args);
         BenchEnv env = new BenchEnv();
-        Report report = new Report(o.out(), "Outbox benchmark " + LocalDateTime.now().withNano(0));
+        Report report =
+                new Report(o.out(), "Outbox benchmark " + LocalDateTime.now().withNano(0));
         report.text(Machine.describe(env, o));
         if (o.runs("throughput")) {
             throughput(env, report, o);
@@ -78,7 +87,8 @@ public final class BenchMain {
         List<RelayDrain.Result> drains = new ArrayList<>();
         if (o.scenario("A")) {
             List<OutboundMessage> messages = BrokerCeiling.messages(events);
-            int[][] aConfigs = o.quick() ? new int[][] {{1, 1024}} : new int[][] {{1, 256}, {1, 1024}, {1, 4096}, {4, 1024}};
+            int[][] aConfigs =
+                    o.quick() ? new int[][] {{1, 1024}} : new int[][] {{1, 256}, {1, 1024}, {1, 4096}, {4, 1024}};
             for (int[] c : aConfigs) {
                 tried.add(progress(BrokerCeiling.run(env, messages, c[0], c[1])));
             }
@@ -93,7 +103,8 @@ public final class BenchMain {
             tried.add(progress(DatabaseCeiling.run(env, events, bWorkers[bWorkers.length > 1 ? 1 : 0], 256, true)));
         }
         if (o.scenario("N")) {
-            tried.add(progress(NaiveRelay.run(env, events, o.quick() ? Duration.ofSeconds(5) : Duration.ofSeconds(30))));
+            tried.add(
+                    progress(NaiveRelay.run(env, events, o.quick() ? Duration.ofSeconds(5) : Duration.ofSeconds(30))));
         }
         if (o.scenario("P")) {
             tried.add(progress(PlainRelay.run(env, events, false)));
@@ -113,61 +124,118 @@ public final class BenchMain {
         Throughput b = best(tried, "B");
         Throughput n = best(tried, "N");
         Throughput plain = best(tried, "P");
-        Throughput r = drains.stream().map(RelayDrain.Result::throughput).filter(t -> !t.key().endsWith("fresh"))
-                .max(Comparator.comparing(Throughput::perSecond)).orElse(null);
-        Throughput rFresh = drains.stream().map(RelayDrain.Result::throughput).filter(t -> t.key().endsWith("fresh"))
-                .findFirst().orElse(null);
+        Throughput r = drains.stream()
+                .map(RelayDrain.Result::throughput)
+                .filter(t -> !t.key().endsWith("fresh"))
+                .max(Comparator.comparing(Throughput::perSecond))
+                .orElse(null);
+        Throughput rFresh = drains.stream()
+                .map(RelayDrain.Result::throughput)
+                .filter(t -> t.key().endsWith("fresh"))
+                .findFirst()
+                .orElse(null);
         List<List<String>> rows = new ArrayList<>();
         for (Throughput t : tried) {
-            rows.add(withCpu(Report.row(t.key() + (t == a || t == b || t == plain ? " (best)" : ""), t.what(),
-                    t.config(), Long.toString(t.rows()), String.format("%.2f", t.seconds()), Report.num(t.perSecond()),
-                    "", "", "", ""), t));
+            rows.add(withCpu(
+                    Report.row(
+                            t.key() + (t == a || t == b || t == plain ? " (best)" : ""),
+                            t.what(),
+                            t.config(),
+                            Long.toString(t.rows()),
+                            String.format("%.2f", t.seconds()),
+                            Report.num(t.perSecond()),
+                            "",
+                            "",
+                            "",
+                            ""),
+                    t));
         }
         for (RelayDrain.Result d : drains) {
             Throughput t = d.throughput();
-            rows.add(withCpu(Report.row(t.key() + (t == r ? " (best)" : ""), t.what(), t.config(),
-                    Long.toString(t.rows()), String.format("%.2f", t.seconds()), Report.num(t.perSecond()),
-                    ratio(t, a), ratio(t, b), ratio(t, n), ratio(t, plain)), t));
+            rows.add(withCpu(
+                    Report.row(
+                            t.key() + (t == r ? " (best)" : ""),
+                            t.what(),
+                            t.config(),
+                            Long.toString(t.rows()),
+                            String.format("%.2f", t.seconds()),
+                            Report.num(t.perSecond()),
+                            ratio(t, a),
+                            ratio(t, b),
+                            ratio(t, n),
+                            ratio(t, plain)),
+                    t));
         }
-        report.table("Throughput: rows per second, same payload and queue", List.of("run", "what", "configuration",
-                "rows", "seconds", "rows/s", "R/A", "R/B", "R/N", "R/P", "CPU µs/row: database", "broker", "client",
-                "total"), rows);
+        report.table(
+                "Throughput: rows per second, same payload and queue",
+                List.of(
+                        "run",
+                        "what",
+                        "configuration",
+                        "rows",
+                        "seconds",
+                        "rows/s",
+                        "R/A",
+                        "R/B",
+                        "R/N",
+                        "R/P",
+                        "CPU µs/row: database",
+                        "broker",
+                        "client",
+                        "total"),
+                rows);
         List<String> summary = new ArrayList<>();
         if (r != null) {
             int cores = Runtime.getRuntime().availableProcessors();
             double cpuBound = cores * 1e6 / r.cpuTotal();
-            summary.add(String.format("CPU µs/row is CPU time per row moved, by part of the machine (client: the relay"
-                    + " processes for R, the benchmark's own publisher or worker for A, B, N, P). The best R needs %s µs"
-                    + " of CPU per row (database + broker + relay): with everything on %d cores it cannot exceed"
-                    + " %d x 1e6 / %s = %s rows/s, and it reaches %s of that.", Report.num(r.cpuTotal()), cores, cores,
-                    Report.num(r.cpuTotal()), Report.num(cpuBound), Report.ratio(r.perSecond(), cpuBound)));
+            summary.add(String.format(
+                    "CPU µs/row is CPU time per row moved, by part of the machine (client: the relay"
+                            + " processes for R, the benchmark's own publisher or worker for A, B, N, P). The best R needs %s µs"
+                            + " of CPU per row (database + broker + relay): with everything on %d cores it cannot exceed"
+                            + " %d x 1e6 / %s = %s rows/s, and it reaches %s of that.",
+                    Report.num(r.cpuTotal()),
+                    cores,
+                    cores,
+                    Report.num(r.cpuTotal()),
+                    Report.num(cpuBound),
+                    Report.ratio(r.perSecond(), cpuBound)));
             if (rFresh != null) {
-                summary.add(String.format("**Fresh database: R fresh / R = %s / %s = %s** (target >= 0.90).",
-                        Report.num(rFresh.perSecond()), Report.num(r.perSecond()),
+                summary.add(String.format(
+                        "**Fresh database: R fresh / R = %s / %s = %s** (target >= 0.90).",
+                        Report.num(rFresh.perSecond()),
+                        Report.num(r.perSecond()),
                         Report.ratio(rFresh.perSecond(), r.perSecond())));
             }
             if (plain != null) {
-                summary.add(String.format("**Plain relay: R / P = %s / %s = %s** (target >= 1.00).",
-                        Report.num(r.perSecond()), Report.num(plain.perSecond()),
+                summary.add(String.format(
+                        "**Plain relay: R / P = %s / %s = %s** (target >= 1.00).",
+                        Report.num(r.perSecond()),
+                        Report.num(plain.perSecond()),
                         Report.ratio(r.perSecond(), plain.perSecond())));
             }
             if (a != null && b != null) {
                 double shared = 1 / (1 / a.perSecond() + 1 / b.perSecond());
-                summary.add(String.format("**Against the ceilings: R/A = %s; R against the shared-CPU limit"
-                        + " 1 / (1/A + 1/B) = %s rows/s: %s**; R/B = %s.", Report.ratio(r.perSecond(), a.perSecond()),
-                        Report.num(shared), Report.ratio(r.perSecond(), shared),
+                summary.add(String.format(
+                        "**Against the ceilings: R/A = %s; R against the shared-CPU limit"
+                                + " 1 / (1/A + 1/B) = %s rows/s: %s**; R/B = %s.",
+                        Report.ratio(r.perSecond(), a.perSecond()),
+                        Report.num(shared),
+                        Report.ratio(r.perSecond(), shared),
                         Report.ratio(r.perSecond(), b.perSecond())));
             }
             if (n != null) {
-                summary.add(String.format("R/N = %s (the naive relay of seed 000).",
-                        Report.ratio(r.perSecond(), n.perSecond())));
+                summary.add(String.format(
+                        "R/N = %s (the naive relay of seed 000).", Report.ratio(r.perSecond(), n.perSecond())));
             }
         }
         Throughput bFresh = best(tried, "B fresh");
         if (b != null && bFresh != null) {
-            summary.add(String.format("Database ceiling with statistics B = %s rows/s (database %s µs/row); on a fresh"
-                    + " database %s rows/s (%s µs/row).", Report.num(b.perSecond()),
-                    Report.num(b.cpuPerRow().get("database")), Report.num(bFresh.perSecond()),
+            summary.add(String.format(
+                    "Database ceiling with statistics B = %s rows/s (database %s µs/row); on a fresh"
+                            + " database %s rows/s (%s µs/row).",
+                    Report.num(b.perSecond()),
+                    Report.num(b.cpuPerRow().get("database")),
+                    Report.num(bFresh.perSecond()),
                     Report.num(bFresh.cpuPerRow().get("database"))));
         }
         for (String line : summary) {
@@ -186,22 +254,32 @@ public final class BenchMain {
             values.add(d.throughput().perSecond());
         }
         if (!names.isEmpty()) {
-            report.barChart("throughput.png", "Rows per second (" + o.rows() + " rows, same machine, same run)",
-                    "rows/s", names, values);
+            report.barChart(
+                    "throughput.png",
+                    "Rows per second (" + o.rows() + " rows, same machine, same run)",
+                    "rows/s",
+                    names,
+                    values);
         }
         List<List<String>> mem = new ArrayList<>();
         for (RelayDrain.Result d : drains) {
-            mem.add(Report.row(d.throughput().key(), Long.toString(d.throughput().rows()), Report.num(d.peakRssMiB()),
+            mem.add(Report.row(
+                    d.throughput().key(),
+                    Long.toString(d.throughput().rows()),
+                    Report.num(d.peakRssMiB()),
                     Report.num(d.maxSampledRssMiB())));
         }
         if (!mem.isEmpty()) {
-            report.table("Relay memory while draining (each process, heap capped at " + BenchProcess.HEAP + ")",
-                    List.of("run", "backlog rows", "peak RSS MiB (VmHWM)", "max sampled RSS MiB"), mem);
+            report.table(
+                    "Relay memory while draining (each process, heap capped at " + BenchProcess.HEAP + ")",
+                    List.of("run", "backlog rows", "peak RSS MiB (VmHWM)", "max sampled RSS MiB"),
+                    mem);
         }
     }
 
-    private static RelayDrain.Result drain(BenchEnv env, List<NewOutboxMessage> events, int processes,
-            Map<String, String> relay, boolean fresh) throws Exception {
+    private static RelayDrain.Result drain(
+            BenchEnv env, List<NewOutboxMessage> events, int processes, Map<String, String> relay, boolean fresh)
+            throws Exception {
         RelayDrain.Result r = RelayDrain.run(env, events, processes, relay, fresh);
         progress(r.throughput());
         return r;
@@ -212,9 +290,16 @@ public final class BenchMain {
     }
 
     private static Throughput progress(Throughput t) {
-        System.out.printf("  %-3s %-45s %-55s %,10.0f rows/s  cpu us/row db %.0f broker %.0f relay %.0f bench %.0f%n",
-                t.key(), t.what(), t.config(), t.perSecond(), t.cpuPerRow().get("database"),
-                t.cpuPerRow().get("broker"), t.cpuPerRow().get("relay"), t.cpuPerRow().get("bench"));
+        System.out.printf(
+                "  %-3s %-45s %-55s %,10.0f rows/s  cpu us/row db %.0f broker %.0f relay %.0f bench %.0f%n",
+                t.key(),
+                t.what(),
+                t.config(),
+                t.perSecond(),
+                t.cpuPerRow().get("database"),
+                t.cpuPerRow().get("broker"),
+                t.cpuPerRow().get("relay"),
+                t.cpuPerRow().get("bench"));
         return t;
     }
 
@@ -223,13 +308,17 @@ public final class BenchMain {
         row.add(Report.num(t.cpuPerRow().get("database")));
         row.add(Report.num(t.cpuPerRow().get("broker")));
         row.add(Report.num(t.cpuPerRow().get(relay ? "relay" : "bench")));
-        row.add(Report.num(t.cpuPerRow().values().stream().filter(v -> !v.isNaN())
-                .mapToDouble(Double::doubleValue).sum()));
+        row.add(Report.num(t.cpuPerRow().values().stream()
+                .filter(v -> !v.isNaN())
+                .mapToDouble(Double::doubleValue)
+                .sum()));
         return row;
     }
 
     private static Throughput best(List<Throughput> all, String key) {
-        return all.stream().filter(t -> t.key().equals(key)).max(Comparator.comparing(Throughput::perSecond))
+        return all.stream()
+                .filter(t -> t.key().equals(key))
+                .max(Comparator.comparing(Throughput::perSecond))
                 .orElse(null);
     }
 
@@ -251,18 +340,23 @@ public final class BenchMain {
                 case "--scenarios" -> {
                     scenarios = new LinkedHashSet<>(List.of(args[++i].split(",")));
                     if (!SCENARIOS.containsAll(scenarios)) {
-                        throw new IllegalArgumentException("--scenarios takes some of " + SCENARIOS + ", got " + args[i]);
+                        throw new IllegalArgumentException(
+                                "--scenarios takes some of " + SCENARIOS + ", got " + args[i]);
                     }
                 }
                 case "--latency-runs" -> latencyRuns = Integer.parseInt(args[++i]);
                 case "--latency-modes" -> latencyModes = new LinkedHashSet<>(List.of(args[++i].split(",")));
-                case "--loads" -> loads = java.util.Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt)
-                        .toArray();
+                case "--loads" ->
+                    loads = java.util.Arrays.stream(args[++i].split(","))
+                            .mapToInt(Integer::parseInt)
+                            .toArray();
                 case "--rows" -> rows = Integer.parseInt(args[++i]);
                 case "--out" -> out = Path.of(args[++i]);
                 case "--only" -> only.addAll(List.of(args[++i].split(",")));
-                case "--processes" -> processes = java.util.Arrays.stream(args[++i].split(",")).map(Integer::valueOf)
-                        .toList();
+                case "--processes" ->
+                    processes = java.util.Arrays.stream(args[++i].split(","))
+                            .map(Integer::valueOf)
+                            .toList();
                 case "--relay" -> {
                     String[] kv = args[++i].split("=", 2);
                     if (kv.length != 2 || !kv[0].startsWith("OUTBOX_RELAY_")) {
@@ -270,11 +364,12 @@ public final class BenchMain {
                     }
                     relay.put(kv[0], kv[1]);
                 }
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; usage: ops/bench.sh [--quick] [--rows N] [--out DIR] [--only throughput,latency,growth,http]"
-                        + " [--processes 1,2,4] [--relay OUTBOX_RELAY_X=value] [--relay-only]"
-                        + " [--scenarios A,B,Bf,N,P,Pf,R,Rf] [--loads 200,1000,3000] [--latency-runs 5]"
-                        + " [--latency-modes notify,poll]");
+                default ->
+                    throw new IllegalArgumentException("unknown argument " + args[i]
+                            + "; usage: ops/bench.sh [--quick] [--rows N] [--out DIR] [--only throughput,latency,growth,http]"
+                            + " [--processes 1,2,4] [--relay OUTBOX_RELAY_X=value] [--relay-only]"
+                            + " [--scenarios A,B,Bf,N,P,Pf,R,Rf] [--loads 200,1000,3000] [--latency-runs 5]"
+                            + " [--latency-modes notify,poll]");
             }
         }
         for (String part : only) {
@@ -283,11 +378,23 @@ public final class BenchMain {
             }
         }
         if (out == null) {
-            out = Path.of("ops", "bench", "results",
-                    LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + (quick ? "-quick" : ""));
+            out = Path.of(
+                    "ops",
+                    "bench",
+                    "results",
+                    LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))
+                            + (quick ? "-quick" : ""));
         }
-        return new Options(quick, rows != null ? rows : quick ? 2_000 : 100_000, out, only,
-                processes != null ? processes : quick ? List.of(1, 2) : List.of(1, 2, 4), relay,
-                scenarios, loads, latencyRuns != null ? latencyRuns : quick ? 1 : 5, latencyModes);
+        return new Options(
+                quick,
+                rows != null ? rows : quick ? 2_000 : 100_000,
+                out,
+                only,
+                processes != null ? processes : quick ? List.of(1, 2) : List.of(1, 2, 4),
+                relay,
+                scenarios,
+                loads,
+                latencyRuns != null ? latencyRuns : quick ? 1 : 5,
+                latencyModes);
     }
 }

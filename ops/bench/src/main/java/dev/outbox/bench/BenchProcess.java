@@ -15,8 +15,7 @@ import java.util.Map;
 final class BenchProcess {
     static final String HEAP = "-Xmx256m";
 
-    private BenchProcess() {
-    }
+    private BenchProcess() {}
 
     static JavaProcess start(String name, String mainClass, Map<String, String> env, String... args)
             throws IOException {

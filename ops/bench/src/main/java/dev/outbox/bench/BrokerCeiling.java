@@ -18,8 +18,7 @@ import java.util.List;
  * counts tried.
  */
 final class BrokerCeiling {
-    private BrokerCeiling() {
-    }
+    private BrokerCeiling() {}
 
     static List<OutboundMessage> messages(List<NewOutboxMessage> events) {
         List<OutboundMessage> out = new ArrayList<>(events.size());
@@ -41,16 +40,26 @@ final class BrokerCeiling {
                 connections.add(env.broker.connectionFactory().newConnection("bench-broker-ceiling-" + c));
             }
             CpuMeter.Snapshot cpu = CpuMeter.take(java.util.Set.of());
-            double seconds = Parallel.run("bench-a", channels, c -> publish(connections.get(c),
-                    messages.subList(Math.min(messages.size(), c * per), Math.min(messages.size(), (c + 1) * per)),
-                    window));
+            double seconds = Parallel.run(
+                    "bench-a",
+                    channels,
+                    c -> publish(
+                            connections.get(c),
+                            messages.subList(
+                                    Math.min(messages.size(), c * per), Math.min(messages.size(), (c + 1) * per)),
+                            window));
             var cpuPerRow = CpuMeter.perRow(cpu, CpuMeter.take(java.util.Set.of()), messages.size());
             long queued = env.broker.messageCount(BenchEnv.QUEUE);
             if (queued != messages.size()) {
                 throw new IllegalStateException("queue holds " + queued + " messages, expected " + messages.size());
             }
-            return new Throughput("A", "broker ceiling (no database)",
-                    channels + " channel(s), window " + window, messages.size(), seconds, cpuPerRow);
+            return new Throughput(
+                    "A",
+                    "broker ceiling (no database)",
+                    channels + " channel(s), window " + window,
+                    messages.size(),
+                    seconds,
+                    cpuPerRow);
         } finally {
             for (Connection c : connections) {
                 c.abort();

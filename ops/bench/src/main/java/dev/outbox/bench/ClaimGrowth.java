@@ -22,12 +22,16 @@ final class ClaimGrowth {
     static final int BATCH = 256;
     static final int WAVE = 10 * BATCH;
 
-    record Sample(String table, long history, String phase, Percentiles claim, long deadTuples, long tableMiB,
-            long pendingIndexKiB) {
-    }
+    record Sample(
+            String table,
+            long history,
+            String phase,
+            Percentiles claim,
+            long deadTuples,
+            long tableMiB,
+            long pendingIndexKiB) {}
 
-    private ClaimGrowth() {
-    }
+    private ClaimGrowth() {}
 
     static void section(BenchEnv env, Report report, BenchMain.Options o) throws Exception {
         long[] histories = o.quick() ? new long[] {1_000, 20_000} : new long[] {10_000, 1_000_000};
@@ -39,8 +43,9 @@ final class ClaimGrowth {
         try (Database database = env.database("bench-claim-growth", 2)) {
             OutboxStore store = Guice.createInjector(database.module()).getInstance(OutboxStore.class);
             try {
-                for (String table : tuned.isEmpty() ? List.of("PostgreSQL defaults") : List.of("migrations (" + tuned
-                        + ")", "PostgreSQL defaults")) {
+                for (String table : tuned.isEmpty()
+                        ? List.of("PostgreSQL defaults")
+                        : List.of("migrations (" + tuned + ")", "PostgreSQL defaults")) {
                     if (table.startsWith("PostgreSQL")) {
                         resetStorage(env);
                     } else {
@@ -58,36 +63,64 @@ final class ClaimGrowth {
         }
         List<List<String>> rows = new ArrayList<>();
         for (Sample s : samples) {
-            rows.add(Report.row(s.table(), String.format("%,d", s.history()), s.phase(), Report.num(s.claim().p50()),
-                    Report.num(s.claim().p99()), Integer.toString(s.claim().count()), String.format("%,d",
-                            s.deadTuples()), Long.toString(s.tableMiB()), Long.toString(s.pendingIndexKiB())));
+            rows.add(Report.row(
+                    s.table(),
+                    String.format("%,d", s.history()),
+                    s.phase(),
+                    Report.num(s.claim().p50()),
+                    Report.num(s.claim().p99()),
+                    Integer.toString(s.claim().count()),
+                    String.format("%,d", s.deadTuples()),
+                    Long.toString(s.tableMiB()),
+                    Long.toString(s.pendingIndexKiB())));
         }
-        report.table("Growth: claim of " + BATCH + " rows (ms) against published history", List.of("table settings",
-                "published rows", "phase", "claim p50", "claim p99", "claims", "dead tuples", "table MiB",
-                "claim index KiB"), rows);
-        Map<String, Object> upd = env.db.rows("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables"
-                + " WHERE relname = 'message_outbox'").get(0);
-        report.text(String.format("Fillfactor: of %,d row updates in this section, %,d were HOT. Every state change"
-                + " rewrites status, which the partial indexes' predicates read, so no update can be HOT, and a"
-                + " lower fillfactor (room on the page for HOT updates) would only make the table bigger; it is"
-                + " left at 100.", ((Number) upd.get("n_tup_upd")).longValue(),
-                ((Number) upd.get("n_tup_hot_upd")).longValue()));
+        report.table(
+                "Growth: claim of " + BATCH + " rows (ms) against published history",
+                List.of(
+                        "table settings",
+                        "published rows",
+                        "phase",
+                        "claim p50",
+                        "claim p99",
+                        "claims",
+                        "dead tuples",
+                        "table MiB",
+                        "claim index KiB"),
+                rows);
+        Map<String, Object> upd = env.db
+                .rows("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables" + " WHERE relname = 'message_outbox'")
+                .get(0);
+        report.text(String.format(
+                "Fillfactor: of %,d row updates in this section, %,d were HOT. Every state change"
+                        + " rewrites status, which the partial indexes' predicates read, so no update can be HOT, and a"
+                        + " lower fillfactor (room on the page for HOT updates) would only make the table bigger; it is"
+                        + " left at 100.",
+                ((Number) upd.get("n_tup_upd")).longValue(), ((Number) upd.get("n_tup_hot_upd")).longValue()));
         Sample small = samples.get(0);
         Sample large = samples.get(2);
-        report.text(String.format("Claim p50 at %,d rows / at %,d rows (vacuumed, %s): **%s** (target <= 1.5);"
-                        + " after %d s of churn: %s.", large.history(), small.history(), small.table(),
-                Report.ratio(large.claim().p50(), small.claim().p50()), churn.toSeconds(),
-                Report.ratio(samples.get(3).claim().p50(), samples.get(1).claim().p50())));
+        report.text(String.format(
+                "Claim p50 at %,d rows / at %,d rows (vacuumed, %s): **%s** (target <= 1.5);"
+                        + " after %d s of churn: %s.",
+                large.history(),
+                small.history(),
+                small.table(),
+                Report.ratio(large.claim().p50(), small.claim().p50()),
+                churn.toSeconds(),
+                Report.ratio(
+                        samples.get(3).claim().p50(), samples.get(1).claim().p50())));
     }
 
-    private static List<Sample> run(BenchEnv env, OutboxStore store, String table, long history, Duration churn,
-            int rounds) throws Exception {
+    private static List<Sample> run(
+            BenchEnv env, OutboxStore store, String table, long history, Duration churn, int rounds) throws Exception {
         env.clean();
-        env.db.update("INSERT INTO message_outbox (aggregate_type, aggregate_id, aggregate_version, message_type,"
-                + " exchange_name, routing_key, payload, status, created_at, next_attempt_at, published_at)"
-                + " SELECT 'order', 'history-' || g, 1, 'order.created', 'orders.events', 'order.created', ?::jsonb,"
-                + " 'PUBLISHED', now() - interval '1 day', now() - interval '1 day', now() - interval '1 day'"
-                + " FROM generate_series(1, ?) g", Backlog.one().payload(), history);
+        env.db.update(
+                "INSERT INTO message_outbox (aggregate_type, aggregate_id, aggregate_version, message_type,"
+                        + " exchange_name, routing_key, payload, status, created_at, next_attempt_at, published_at)"
+                        + " SELECT 'order', 'history-' || g, 1, 'order.created', 'orders.events', 'order.created', ?::jsonb,"
+                        + " 'PUBLISHED', now() - interval '1 day', now() - interval '1 day', now() - interval '1 day'"
+                        + " FROM generate_series(1, ?) g",
+                Backlog.one().payload(),
+                history);
         env.db.execute("VACUUM ANALYZE message_outbox");
         List<Sample> out = new ArrayList<>();
         long[] fresh = new long[rounds * (WAVE / BATCH)];
@@ -109,10 +142,15 @@ final class ClaimGrowth {
                 }
             }
         }
-        out.add(sample(env, table, history, "after " + churn.toSeconds() + " s churn",
+        out.add(sample(
+                env,
+                table,
+                history,
+                "after " + churn.toSeconds() + " s churn",
                 late.stream().mapToLong(Long::longValue).toArray()));
-        System.out.printf("  growth %-40s %,10d rows: vacuumed p50 %.2f ms, churned p50 %.2f ms%n", table, history,
-                out.get(0).claim().p50(), out.get(1).claim().p50());
+        System.out.printf(
+                "  growth %-40s %,10d rows: vacuumed p50 %.2f ms, churned p50 %.2f ms%n",
+                table, history, out.get(0).claim().p50(), out.get(1).claim().p50());
         return out;
     }
 
@@ -131,19 +169,28 @@ final class ClaimGrowth {
             if (rows.isEmpty()) {
                 throw new IllegalStateException(left + " rows left but the claim found none");
             }
-            store.markPublished("bench-growth", rows.stream().map(OutboxRecord::lease).toList());
+            store.markPublished(
+                    "bench-growth", rows.stream().map(OutboxRecord::lease).toList());
             left -= rows.size();
         }
         return n;
     }
 
     private static Sample sample(BenchEnv env, String table, long history, String phase, long[] claims) {
-        Map<String, Object> stats = env.db.rows("SELECT n_dead_tup,"
-                + " pg_table_size('message_outbox') / (1024 * 1024) AS table_mib,"
-                + " pg_relation_size('message_outbox_pending_idx') / 1024 AS idx_kib"
-                + " FROM pg_stat_user_tables WHERE relname = 'message_outbox'").get(0);
-        return new Sample(table, history, phase, Percentiles.ofNanos(claims), ((Number) stats.get("n_dead_tup")).longValue(),
-                ((Number) stats.get("table_mib")).longValue(), ((Number) stats.get("idx_kib")).longValue());
+        Map<String, Object> stats = env.db
+                .rows("SELECT n_dead_tup,"
+                        + " pg_table_size('message_outbox') / (1024 * 1024) AS table_mib,"
+                        + " pg_relation_size('message_outbox_pending_idx') / 1024 AS idx_kib"
+                        + " FROM pg_stat_user_tables WHERE relname = 'message_outbox'")
+                .get(0);
+        return new Sample(
+                table,
+                history,
+                phase,
+                Percentiles.ofNanos(claims),
+                ((Number) stats.get("n_dead_tup")).longValue(),
+                ((Number) stats.get("table_mib")).longValue(),
+                ((Number) stats.get("idx_kib")).longValue());
     }
 
     private static void resetStorage(BenchEnv env) {

@@ -19,41 +19,45 @@ final class CpuMeter {
     private static final double TICKS_PER_SECOND = 100.0; // USER_HZ, 100 on every mainstream Linux
 
     /** CPU seconds per part at one moment. */
-    record Snapshot(Map<String, Double> seconds) {
-    }
+    record Snapshot(Map<String, Double> seconds) {}
 
-    private CpuMeter() {
-    }
+    private CpuMeter() {}
 
     static Snapshot take(Set<Long> relayPids) {
         Map<String, Double> out = new HashMap<>();
         long self = ProcessHandle.current().pid();
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-            procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit)).forEach(p -> {
-                try {
-                    String stat = Files.readString(p.resolve("stat"));
-                    int close = stat.lastIndexOf(')');
-                    String comm = stat.substring(stat.indexOf('(') + 1, close);
-                    String[] f = stat.substring(close + 2).split(" ");
-                    // fields 14 and 15 of stat (utime, stime) are 11 and 12 after "pid (comm) "
-                    double cpu = (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND;
-                    long pid = Long.parseLong(p.getFileName().toString());
-                    String part = pid == self ? "bench" : relayPids.contains(pid) ? "relay"
-                            : comm.equals("postgres") ? "database" : comm.equals("beam.smp") ? "broker" : null;
-                    if ("database".equals(part) || "broker".equals(part)) {
-                        // fields 16 and 17 (cutime, cstime): CPU of children that ended. A backend or
-                        // autovacuum worker that exits between two snapshots hands its CPU time to
-                        // the postmaster this way; without it the database's share went missing or
-                        // negative whenever connections closed during a scenario.
-                        cpu += (Long.parseLong(f[13]) + Long.parseLong(f[14])) / TICKS_PER_SECOND;
-                    }
-                    if (part != null) {
-                        out.merge(part, cpu, Double::sum);
-                    }
-                } catch (IOException | RuntimeException e) {
-                    // the process ended between the listing and the read: it is not part of the run
-                }
-            });
+            procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
+                    .forEach(p -> {
+                        try {
+                            String stat = Files.readString(p.resolve("stat"));
+                            int close = stat.lastIndexOf(')');
+                            String comm = stat.substring(stat.indexOf('(') + 1, close);
+                            String[] f = stat.substring(close + 2).split(" ");
+                            // fields 14 and 15 of stat (utime, stime) are 11 and 12 after "pid (comm) "
+                            double cpu = (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND;
+                            long pid = Long.parseLong(p.getFileName().toString());
+                            String part = pid == self
+                                    ? "bench"
+                                    : relayPids.contains(pid)
+                                            ? "relay"
+                                            : comm.equals("postgres")
+                                                    ? "database"
+                                                    : comm.equals("beam.smp") ? "broker" : null;
+                            if ("database".equals(part) || "broker".equals(part)) {
+                                // fields 16 and 17 (cutime, cstime): CPU of children that ended. A backend or
+                                // autovacuum worker that exits between two snapshots hands its CPU time to
+                                // the postmaster this way; without it the database's share went missing or
+                                // negative whenever connections closed during a scenario.
+                                cpu += (Long.parseLong(f[13]) + Long.parseLong(f[14])) / TICKS_PER_SECOND;
+                            }
+                            if (part != null) {
+                                out.merge(part, cpu, Double::sum);
+                            }
+                        } catch (IOException | RuntimeException e) {
+                            // the process ended between the listing and the read: it is not part of the run
+                        }
+                    });
         } catch (IOException e) {
             return new Snapshot(Map.of());
         }

@@ -17,11 +17,15 @@ import java.util.concurrent.locks.LockSupport;
  * ago whose outbox table the planner has never seen analyzed.
  */
 final class DatabaseCeiling {
-    private DatabaseCeiling() {
-    }
+    private DatabaseCeiling() {}
 
-    static Throughput run(BenchEnv env, List<dev.outbox.persistence.outbox.NewOutboxMessage> events, int workers,
-            int batch, boolean fresh) throws Exception {
+    static Throughput run(
+            BenchEnv env,
+            List<dev.outbox.persistence.outbox.NewOutboxMessage> events,
+            int workers,
+            int batch,
+            boolean fresh)
+            throws Exception {
         env.startFrom(fresh, events);
         long total = events.size();
         AtomicLong marked = new AtomicLong();
@@ -43,7 +47,10 @@ final class DatabaseCeiling {
                             continue;
                         }
                         long t1 = System.nanoTime();
-                        int done = store.markPublished(relayId, rows.stream().map(OutboxRecord::lease).toList()).size();
+                        int done = store.markPublished(
+                                        relayId,
+                                        rows.stream().map(OutboxRecord::lease).toList())
+                                .size();
                         markNanos.addAndGet(System.nanoTime() - t1);
                         if (done != rows.size()) {
                             throw new IllegalStateException("marked " + done + " of " + rows.size() + " leased rows");
@@ -60,11 +67,16 @@ final class DatabaseCeiling {
             if (published != total) {
                 throw new IllegalStateException(published + " of " + total + " rows published");
             }
-            return new Throughput(fresh ? "B fresh" : "B", "database ceiling (relay SQL, no broker)"
-                    + (fresh ? ", fresh database" : ""),
-                    String.format("%d worker(s), batch %d; per row: claim %.1f µs, mark %.1f µs (transaction"
-                            + " round trips, all workers)", workers, batch, claimNanos.get() / 1e3 / total,
-                            markNanos.get() / 1e3 / total), total, seconds, cpuPerRow);
+            return new Throughput(
+                    fresh ? "B fresh" : "B",
+                    "database ceiling (relay SQL, no broker)" + (fresh ? ", fresh database" : ""),
+                    String.format(
+                            "%d worker(s), batch %d; per row: claim %.1f µs, mark %.1f µs (transaction"
+                                    + " round trips, all workers)",
+                            workers, batch, claimNanos.get() / 1e3 / total, markNanos.get() / 1e3 / total),
+                    total,
+                    seconds,
+                    cpuPerRow);
         }
     }
 }

@@ -32,15 +32,15 @@ final class HttpOverhead {
         }
     }
 
-    private HttpOverhead() {
-    }
+    private HttpOverhead() {}
 
     static void section(BenchEnv env, Report report, BenchMain.Options o) throws Exception {
         Duration warmup = o.quick() ? Duration.ofSeconds(1) : Duration.ofSeconds(10);
         Duration measure = o.quick() ? Duration.ofSeconds(2) : Duration.ofSeconds(15);
         // ABBA order cancels a steady drift (this JVM's HTTP client keeps warming up, caches fill);
         // a first, discarded run warms the client before anything counts
-        List<String> order = o.quick() ? List.of("without-outbox", "with-outbox")
+        List<String> order = o.quick()
+                ? List.of("without-outbox", "with-outbox")
                 : List.of("without-outbox", "with-outbox", "with-outbox", "without-outbox");
         if (!o.quick()) {
             run(env, "with-outbox", warmup, measure);
@@ -51,21 +51,29 @@ final class HttpOverhead {
         }
         List<List<String>> rows = new ArrayList<>();
         for (Result r : results) {
-            rows.add(Report.row(r.variant(), Long.toString(r.requests()), Report.num(r.perSecond()),
-                    Report.num(r.latency().p50()), Report.num(r.latency().p99()), Report.num(r.latency().max())));
+            rows.add(Report.row(
+                    r.variant(),
+                    Long.toString(r.requests()),
+                    Report.num(r.perSecond()),
+                    Report.num(r.latency().p50()),
+                    Report.num(r.latency().p99()),
+                    Report.num(r.latency().max())));
         }
-        report.table("HTTP write overhead: POST /orders, " + CLIENTS + " clients, " + measure.toSeconds()
-                + " s per run after " + warmup.toSeconds() + " s warm-up", List.of("API", "requests", "req/s",
-                "p50 ms", "p99 ms", "max ms"), rows);
+        report.table(
+                "HTTP write overhead: POST /orders, " + CLIENTS + " clients, " + measure.toSeconds()
+                        + " s per run after " + warmup.toSeconds() + " s warm-up",
+                List.of("API", "requests", "req/s", "p50 ms", "p99 ms", "max ms"),
+                rows);
         double without = mean(results, "without-outbox", Result::perSecond);
         double with = mean(results, "with-outbox", Result::perSecond);
         double p50Without = mean(results, "without-outbox", r -> r.latency().p50());
         double p50With = mean(results, "with-outbox", r -> r.latency().p50());
         double p99Without = mean(results, "without-outbox", r -> r.latency().p99());
         double p99With = mean(results, "with-outbox", r -> r.latency().p99());
-        report.text(String.format("Write overhead of the outbox: throughput without/with **%s**, p50 with/without **%s**,"
-                        + " p99 with/without %s (target <= 1.15).", Report.ratio(without, with),
-                Report.ratio(p50With, p50Without), Report.ratio(p99With, p99Without)));
+        report.text(String.format(
+                "Write overhead of the outbox: throughput without/with **%s**, p50 with/without **%s**,"
+                        + " p99 with/without %s (target <= 1.15).",
+                Report.ratio(without, with), Report.ratio(p50With, p50Without), Report.ratio(p99With, p99Without)));
         notifyCost(env, report, o);
     }
 
@@ -81,14 +89,27 @@ final class HttpOverhead {
             Result off = commits(env, writers, measure, false, false);
             Result busy = commits(env, writers, measure, true, false);
             Result waiting = commits(env, writers, measure, true, true);
-            rows.add(Report.row(Integer.toString(writers), Report.num(off.perSecond()), Report.num(busy.perSecond()),
-                    Report.num(waiting.perSecond()), Report.ratio(off.perSecond(), waiting.perSecond()),
-                    Report.num(off.latency().p99()), Report.num(busy.latency().p99()),
+            rows.add(Report.row(
+                    Integer.toString(writers),
+                    Report.num(off.perSecond()),
+                    Report.num(busy.perSecond()),
+                    Report.num(waiting.perSecond()),
+                    Report.ratio(off.perSecond(), waiting.perSecond()),
+                    Report.num(off.latency().p99()),
+                    Report.num(busy.latency().p99()),
                     Report.num(waiting.latency().p99())));
         }
-        report.table("What NOTIFY costs writers: one-row outbox transactions, " + measure.toSeconds() + " s each",
-                List.of("writers", "commits/s, no trigger", "trigger, no relay waiting", "trigger, a relay waiting",
-                        "no trigger / relay waiting", "p99 ms, no trigger", "no relay waiting", "relay waiting"),
+        report.table(
+                "What NOTIFY costs writers: one-row outbox transactions, " + measure.toSeconds() + " s each",
+                List.of(
+                        "writers",
+                        "commits/s, no trigger",
+                        "trigger, no relay waiting",
+                        "trigger, a relay waiting",
+                        "no trigger / relay waiting",
+                        "p99 ms, no trigger",
+                        "no relay waiting",
+                        "relay waiting"),
                 rows);
         report.text("PostgreSQL serialises the commits of transactions that notify. Since migration V6 a writer"
                 + " notifies only while a relay waits for work (it has caught up); a busy relay does not need"
@@ -103,8 +124,8 @@ final class HttpOverhead {
             env.db.update("INSERT INTO outbox_relay_waiters (relay_id) VALUES ('bench-waiting-relay')");
         }
         try {
-            List<dev.outbox.persistence.outbox.NewOutboxMessage> events = Backlog.placed(
-                    (int) (12_000 * measure.toMillis() / 1000));
+            List<dev.outbox.persistence.outbox.NewOutboxMessage> events =
+                    Backlog.placed((int) (12_000 * measure.toMillis() / 1000));
             java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
             long end = System.nanoTime() + measure.toNanos();
             long[][] latencies = new long[writers][events.size()];
@@ -112,7 +133,8 @@ final class HttpOverhead {
             double seconds = Parallel.run("bench-writer", writers, me -> {
                 try (java.sql.Connection c = env.connect();
                         java.sql.PreparedStatement insert = c.prepareStatement(LatencyRun.INSERT)) {
-                    for (int k = next.getAndIncrement(); k < events.size() && System.nanoTime() < end;
+                    for (int k = next.getAndIncrement();
+                            k < events.size() && System.nanoTime() < end;
                             k = next.getAndIncrement()) {
                         long t0 = System.nanoTime();
                         LatencyRun.bind(insert, events.get(k));
@@ -124,7 +146,8 @@ final class HttpOverhead {
             });
             long[] all = java.util.stream.IntStream.range(0, writers)
                     .mapToObj(w -> java.util.Arrays.copyOf(latencies[w], counts[w]))
-                    .flatMapToLong(java.util.Arrays::stream).toArray();
+                    .flatMapToLong(java.util.Arrays::stream)
+                    .toArray();
             String variant = !trigger ? "no trigger" : relayWaiting ? "relay waiting" : "no relay waiting";
             System.out.printf("  commits %2d writers, %-16s %,8.0f/s%n", writers, variant, all.length / seconds);
             return new Result(variant, all.length, seconds, Percentiles.ofNanos(all));
@@ -134,7 +157,11 @@ final class HttpOverhead {
     }
 
     private static double mean(List<Result> results, String variant, java.util.function.ToDoubleFunction<Result> f) {
-        return results.stream().filter(r -> r.variant().equals(variant)).mapToDouble(f).average().orElseThrow();
+        return results.stream()
+                .filter(r -> r.variant().equals(variant))
+                .mapToDouble(f)
+                .average()
+                .orElseThrow();
     }
 
     static Result run(BenchEnv env, String variant, Duration warmup, Duration measure) throws Exception {
@@ -150,23 +177,28 @@ final class HttpOverhead {
                 throw new IllegalStateException("no port in the API's output");
             }
             URI orders = URI.create("http://127.0.0.1:" + m.group(1) + "/orders");
-            HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                    .connectTimeout(Duration.ofSeconds(5)).build();
+            HttpClient client = HttpClient.newBuilder()
+                    .version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofSeconds(5))
+                    .build();
             long start = System.nanoTime();
             long measureFrom = start + warmup.toNanos();
             long end = measureFrom + measure.toNanos();
             long[][] latencies = new long[CLIENTS][];
             int[] counts = new int[CLIENTS];
-            HttpRequest request = HttpRequest.newBuilder(orders).timeout(Duration.ofSeconds(30))
-                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(BODY)).build();
+            HttpRequest request = HttpRequest.newBuilder(orders)
+                    .timeout(Duration.ofSeconds(30))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(BODY))
+                    .build();
             Parallel.run("bench-http", CLIENTS, me -> {
                 latencies[me] = new long[1 << 16];
                 for (long now = System.nanoTime(); now < end; now = System.nanoTime()) {
                     HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
                     long done = System.nanoTime();
                     if (response.statusCode() != 201) {
-                        throw new IllegalStateException("POST /orders answered " + response.statusCode() + ": "
-                                + response.body());
+                        throw new IllegalStateException(
+                                "POST /orders answered " + response.statusCode() + ": " + response.body());
                     }
                     if (now >= measureFrom && done <= end) {
                         if (counts[me] == latencies[me].length) {
@@ -178,7 +210,8 @@ final class HttpOverhead {
             });
             long[] all = java.util.stream.IntStream.range(0, CLIENTS)
                     .mapToObj(c -> java.util.Arrays.copyOf(latencies[c], counts[c]))
-                    .flatMapToLong(java.util.Arrays::stream).toArray();
+                    .flatMapToLong(java.util.Arrays::stream)
+                    .toArray();
             long outbox = env.count("true");
             long orderRows = env.db.count("SELECT count(*) FROM orders");
             if (variant.equals("with-outbox") ? outbox != orderRows : outbox != 0) {
@@ -188,8 +221,9 @@ final class HttpOverhead {
                 throw new IllegalStateException("API did not exit cleanly:\n" + api.output());
             }
             Result r = new Result(variant, all.length, measure.toNanos() / 1e9, Percentiles.ofNanos(all));
-            System.out.printf("  http %-15s %,8.0f req/s p50 %.1f ms p99 %.1f ms%n", variant, r.perSecond(),
-                    r.latency().p50(), r.latency().p99());
+            System.out.printf(
+                    "  http %-15s %,8.0f req/s p50 %.1f ms p99 %.1f ms%n",
+                    variant, r.perSecond(), r.latency().p50(), r.latency().p99());
             return r;
         }
     }

@@ -29,16 +29,23 @@ final class LatencyRun {
     static final int PRODUCERS = 16;
 
     /** @param broker the part of {@code publish} between handing the message to the broker and its confirm */
-    record Result(boolean listen, int offered, double achieved, Percentiles publish, Percentiles broker,
-            Percentiles consume, int missing, Percentiles relay, int slow, int slowWindows,
-            RunConditions.Observed conditions) {
-    }
+    record Result(
+            boolean listen,
+            int offered,
+            double achieved,
+            Percentiles publish,
+            Percentiles broker,
+            Percentiles consume,
+            int missing,
+            Percentiles relay,
+            int slow,
+            int slowWindows,
+            RunConditions.Observed conditions) {}
 
     /** A sample slower than this counts as slow in the per-run table: the target p99. */
     static final long SLOW_NANOS = 25_000_000L;
 
-    private LatencyRun() {
-    }
+    private LatencyRun() {}
 
     static void section(BenchEnv env, Report report, BenchMain.Options o) throws Exception {
         int[] loads = o.loads();
@@ -62,7 +69,9 @@ final class LatencyRun {
         // warms the JVM up first.
         if (!o.quick() && !modes.isEmpty()) {
             Result discarded = run(env, o, loads[0], modes.get(0), warmup, measure);
-            System.out.printf("  latency warm-up run (not reported): publish p99 %.1f ms%n", discarded.publish().p99());
+            System.out.printf(
+                    "  latency warm-up run (not reported): publish p99 %.1f ms%n",
+                    discarded.publish().p99());
         }
         for (boolean listen : modes) {
             for (int load : loads) {
@@ -72,25 +81,49 @@ final class LatencyRun {
                 }
                 for (int i = 0; i < runs.size(); i++) {
                     Result x = runs.get(i);
-                    everyRun.add(Report.row(x.listen() ? "LISTEN/NOTIFY" : "poll only", Integer.toString(load),
-                            Integer.toString(i + 1), Report.num(x.publish().p50()), Report.num(x.publish().p99()),
-                            Report.num(x.publish().max()), Report.num(x.relay().p99()), Report.num(x.broker().p99()),
-                            Report.num(x.broker().max()), x.slow() + " in " + x.slowWindows(),
+                    everyRun.add(Report.row(
+                            x.listen() ? "LISTEN/NOTIFY" : "poll only",
+                            Integer.toString(load),
+                            Integer.toString(i + 1),
+                            Report.num(x.publish().p50()),
+                            Report.num(x.publish().p99()),
+                            Report.num(x.publish().max()),
+                            Report.num(x.relay().p99()),
+                            Report.num(x.broker().p99()),
+                            Report.num(x.broker().max()),
+                            x.slow() + " in " + x.slowWindows(),
                             x.conditions().gcPauses() + " / " + x.conditions().gcMaxMs(),
-                            Long.toString(x.conditions().checkpoints()), x.conditions().autovacuums() + " / "
+                            Long.toString(x.conditions().checkpoints()),
+                            x.conditions().autovacuums() + " / "
                                     + x.conditions().autoanalyzes()));
-                    System.out.printf("    run %d: publish p99 %.1f ms (relay part p99 %.1f, broker p99 %.1f max %.1f);"
-                            + " %d samples > %d ms in %d windows of 100 ms; %s%n", i + 1, x.publish().p99(),
-                            x.relay().p99(), x.broker().p99(), x.broker().max(), x.slow(), SLOW_NANOS / 1_000_000,
-                            x.slowWindows(), x.conditions().describe());
+                    System.out.printf(
+                            "    run %d: publish p99 %.1f ms (relay part p99 %.1f, broker p99 %.1f max %.1f);"
+                                    + " %d samples > %d ms in %d windows of 100 ms; %s%n",
+                            i + 1,
+                            x.publish().p99(),
+                            x.relay().p99(),
+                            x.broker().p99(),
+                            x.broker().max(),
+                            x.slow(),
+                            SLOW_NANOS / 1_000_000,
+                            x.slowWindows(),
+                            x.conditions().describe());
                 }
                 runs.sort(java.util.Comparator.comparingDouble(x -> x.publish().p99()));
                 Result r = runs.get(runs.size() / 2);
-                spreads.add(runs.stream().map(x -> Report.num(x.publish().p99()))
+                spreads.add(runs.stream()
+                        .map(x -> Report.num(x.publish().p99()))
                         .collect(java.util.stream.Collectors.joining(" / ")));
-                System.out.printf("  latency %s %5d ev/s: publish p50 %.1f p99 %.1f max %.1f ms (broker p99 %.1f);"
-                        + " consume p99 %.1f ms%n", listen ? "NOTIFY" : "poll  ", load, r.publish().p50(),
-                        r.publish().p99(), r.publish().max(), r.broker().p99(), r.consume().p99());
+                System.out.printf(
+                        "  latency %s %5d ev/s: publish p50 %.1f p99 %.1f max %.1f ms (broker p99 %.1f);"
+                                + " consume p99 %.1f ms%n",
+                        listen ? "NOTIFY" : "poll  ",
+                        load,
+                        r.publish().p50(),
+                        r.publish().p99(),
+                        r.publish().max(),
+                        r.broker().p99(),
+                        r.consume().p99());
                 results.add(r);
             }
         }
@@ -98,25 +131,61 @@ final class LatencyRun {
         List<List<String>> rows = new ArrayList<>();
         for (int i = 0; i < results.size(); i++) {
             Result r = results.get(i);
-            rows.add(Report.row(r.listen() ? "LISTEN/NOTIFY" : "poll only (" + poll + ")", Integer.toString(r.offered()),
-                    Report.num(r.achieved()), Report.num(r.publish().p50()), Report.num(r.publish().p99()),
-                    Report.num(r.publish().max()), Report.num(r.broker().p50()), Report.num(r.broker().p99()),
-                    Report.num(r.consume().p50()), Report.num(r.consume().p99()),
-                    Report.num(r.consume().max()), Integer.toString(r.publish().count()), Integer.toString(r.missing()), spreads.get(i)));
+            rows.add(Report.row(
+                    r.listen() ? "LISTEN/NOTIFY" : "poll only (" + poll + ")",
+                    Integer.toString(r.offered()),
+                    Report.num(r.achieved()),
+                    Report.num(r.publish().p50()),
+                    Report.num(r.publish().p99()),
+                    Report.num(r.publish().max()),
+                    Report.num(r.broker().p50()),
+                    Report.num(r.broker().p99()),
+                    Report.num(r.consume().p50()),
+                    Report.num(r.consume().p99()),
+                    Report.num(r.consume().max()),
+                    Integer.toString(r.publish().count()),
+                    Integer.toString(r.missing()),
+                    spreads.get(i)));
         }
-        report.table("Latency: commit to broker confirm, commit to consumer (ms), " + measure.toSeconds()
+        report.table(
+                "Latency: commit to broker confirm, commit to consumer (ms), " + measure.toSeconds()
                         + " s per load after " + warmup.toSeconds() + " s warm-up, median of " + repeats + " runs",
-                List.of("relay wake-up", "offered ev/s", "achieved ev/s", "publish p50", "publish p99", "publish max",
-                        "of which broker p50", "broker p99", "consume p50", "consume p99", "consume max", "samples",
-                        "missing", "publish p99 of each run"), rows);
+                List.of(
+                        "relay wake-up",
+                        "offered ev/s",
+                        "achieved ev/s",
+                        "publish p50",
+                        "publish p99",
+                        "publish max",
+                        "of which broker p50",
+                        "broker p99",
+                        "consume p50",
+                        "consume p99",
+                        "consume max",
+                        "samples",
+                        "missing",
+                        "publish p99 of each run"),
+                rows);
         report.text("publish = commit to broker confirm; broker = the part of it from handing the message to the"
                 + " broker to its confirm (RabbitMQ confirms a persistent message once it is written to disk, and"
                 + " batches those writes); consume = commit to delivery to a consumer of the queue.");
-        report.table("Every latency run: commit-to-publish (ms), what made the tail, and what else ran meanwhile",
-                List.of("relay wake-up", "offered ev/s", "run", "publish p50", "publish p99", "publish max",
-                        "commit to hand-over p99", "broker p99", "broker max",
+        report.table(
+                "Every latency run: commit-to-publish (ms), what made the tail, and what else ran meanwhile",
+                List.of(
+                        "relay wake-up",
+                        "offered ev/s",
+                        "run",
+                        "publish p50",
+                        "publish p99",
+                        "publish max",
+                        "commit to hand-over p99",
+                        "broker p99",
+                        "broker max",
                         "samples > " + SLOW_NANOS / 1_000_000 + " ms in n windows of 100 ms",
-                        "GC pauses / longest ms", "checkpoints", "autovacuum / analyze"), everyRun);
+                        "GC pauses / longest ms",
+                        "checkpoints",
+                        "autovacuum / analyze"),
+                everyRun);
         report.text("commit to hand-over = from the business commit to the relay handing the message to the broker"
                 + " (wake-up, claim, mapping); broker = hand-over to confirm. A tail made by one stall shows as many"
                 + " slow samples in few 100 ms windows; GC pauses are this JVM's (the relay runs in it).");
@@ -158,14 +227,18 @@ final class LatencyRun {
             });
             Channel consumer = consumerConnection.createChannel();
             consumer.basicQos(1_000);
-            consumer.basicConsume(BenchEnv.QUEUE, true, (tag, d) -> consumedAt.put(
-                    UUID.fromString(d.getProperties().getMessageId()), System.nanoTime()), tag -> { });
+            consumer.basicConsume(
+                    BenchEnv.QUEUE,
+                    true,
+                    (tag, d) -> consumedAt.put(UUID.fromString(d.getProperties().getMessageId()), System.nanoTime()),
+                    tag -> {});
             long start = System.nanoTime() + 200_000_000L;
             long interval = 1_000_000_000L / rate;
             AtomicInteger next = new AtomicInteger();
             conditions.start();
             Parallel.run("bench-producer", PRODUCERS, p -> {
-                try (java.sql.Connection c = env.connect(); PreparedStatement insert = c.prepareStatement(INSERT)) {
+                try (java.sql.Connection c = env.connect();
+                        PreparedStatement insert = c.prepareStatement(INSERT)) {
                     for (int k = next.getAndIncrement(); k < total; k = next.getAndIncrement()) {
                         long wait = start + k * interval - System.nanoTime();
                         if (wait > 0) {
@@ -223,10 +296,18 @@ final class LatencyRun {
                 }
             }
             double achieved = measured / ((lastCommit - measureFrom) / 1e9);
-            return new Result(listen, rate, achieved, Percentiles.ofNanos(java.util.Arrays.copyOf(publish, np)),
+            return new Result(
+                    listen,
+                    rate,
+                    achieved,
+                    Percentiles.ofNanos(java.util.Arrays.copyOf(publish, np)),
                     Percentiles.ofNanos(java.util.Arrays.copyOf(broker, nb)),
-                    Percentiles.ofNanos(java.util.Arrays.copyOf(consume, nc)), missing,
-                    Percentiles.ofNanos(java.util.Arrays.copyOf(relayPart, np)), slow, slowWindows.size(), observed);
+                    Percentiles.ofNanos(java.util.Arrays.copyOf(consume, nc)),
+                    missing,
+                    Percentiles.ofNanos(java.util.Arrays.copyOf(relayPart, np)),
+                    slow,
+                    slowWindows.size(),
+                    observed);
         } finally {
             env.notifyTrigger(true);
         }

@@ -19,11 +19,11 @@ import java.util.UUID;
  * finished in that time.
  */
 final class NaiveRelay {
-    private NaiveRelay() {
-    }
+    private NaiveRelay() {}
 
-    static Throughput run(BenchEnv env, java.util.List<dev.outbox.persistence.outbox.NewOutboxMessage> events,
-            Duration budget) throws Exception {
+    static Throughput run(
+            BenchEnv env, java.util.List<dev.outbox.persistence.outbox.NewOutboxMessage> events, Duration budget)
+            throws Exception {
         env.clean();
         env.backlog(events);
         env.analyze();
@@ -47,16 +47,29 @@ final class NaiveRelay {
                 try (ResultSet rs = select.executeQuery()) {
                     while (rs.next()) {
                         UUID id = (UUID) rs.getObject(1);
-                        AMQP.BasicProperties props = new AMQP.BasicProperties.Builder().deliveryMode(2)
-                                .messageId(id.toString()).contentType("application/json").type(rs.getString(5))
-                                .headers(Map.of("aggregate_id", rs.getString(6), "aggregate_version",
-                                        rs.getObject(7) == null ? "" : rs.getObject(7).toString()))
+                        AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
+                                .deliveryMode(2)
+                                .messageId(id.toString())
+                                .contentType("application/json")
+                                .type(rs.getString(5))
+                                .headers(Map.of(
+                                        "aggregate_id",
+                                        rs.getString(6),
+                                        "aggregate_version",
+                                        rs.getObject(7) == null
+                                                ? ""
+                                                : rs.getObject(7).toString()))
                                 .build();
                         if (!ch.acquireSlot(Duration.ofSeconds(10))) {
                             throw new IllegalStateException("no confirm within 10 s");
                         }
-                        ch.publish(new OutboundMessage(rs.getString(2), rs.getString(3), props,
-                                rs.getString(4).getBytes(StandardCharsets.UTF_8)), id.toString());
+                        ch.publish(
+                                new OutboundMessage(
+                                        rs.getString(2),
+                                        rs.getString(3),
+                                        props,
+                                        rs.getString(4).getBytes(StandardCharsets.UTF_8)),
+                                id.toString());
                         if (!ch.awaitSettled(Duration.ofSeconds(10))) {
                             throw new IllegalStateException("no confirm within 10 s for " + id);
                         }
@@ -78,9 +91,15 @@ final class NaiveRelay {
         double seconds = (System.nanoTime() - start) / 1e9;
         long published = env.count("status = 'PUBLISHED'");
         if (published != done) {
-            throw new IllegalStateException("naive relay counted " + done + " but " + published + " rows are published");
+            throw new IllegalStateException(
+                    "naive relay counted " + done + " but " + published + " rows are published");
         }
-        return new Throughput("N", "naive relay (seed 000)", "1 worker, 100 rows per transaction, wait per confirm",
-                done, seconds, cpuPerRow);
+        return new Throughput(
+                "N",
+                "naive relay (seed 000)",
+                "1 worker, 100 rows per transaction, wait per confirm",
+                done,
+                seconds,
+                cpuPerRow);
     }
 }

@@ -36,8 +36,8 @@ final class Outcomes implements PublishListener<String> {
     /** Throws if any message was not confirmed. */
     void requireAllConfirmed(long expected) {
         if (firstFailure.get() != null || confirmed.get() != expected) {
-            throw new IllegalStateException(confirmed.get() + " of " + expected + " confirmed; first failure: "
-                    + firstFailure.get());
+            throw new IllegalStateException(
+                    confirmed.get() + " of " + expected + " confirmed; first failure: " + firstFailure.get());
         }
     }
 }

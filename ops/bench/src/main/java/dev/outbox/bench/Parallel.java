@@ -12,8 +12,7 @@ final class Parallel {
         void run(int index) throws Exception;
     }
 
-    private Parallel() {
-    }
+    private Parallel() {}
 
     /** @return seconds from starting the first thread to the last one finishing */
     static double run(String name, int n, Worker worker) throws InterruptedException {
@@ -21,13 +20,15 @@ final class Parallel {
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             int index = i;
-            threads.add(new Thread(() -> {
-                try {
-                    worker.run(index);
-                } catch (Throwable t) {
-                    errors.add(t);
-                }
-            }, name + "-" + i));
+            threads.add(new Thread(
+                    () -> {
+                        try {
+                            worker.run(index);
+                        } catch (Throwable t) {
+                            errors.add(t);
+                        }
+                    },
+                    name + "-" + i));
         }
         long start = System.nanoTime();
         threads.forEach(Thread::start);

@@ -11,8 +11,8 @@ record Percentiles(int count, double p50, double p99, double max) {
         }
         long[] sorted = samples.clone();
         Arrays.sort(sorted);
-        return new Percentiles(sorted.length, ms(rank(sorted, 0.50)), ms(rank(sorted, 0.99)),
-                ms(sorted[sorted.length - 1]));
+        return new Percentiles(
+                sorted.length, ms(rank(sorted, 0.50)), ms(rank(sorted, 0.99)), ms(sorted[sorted.length - 1]));
     }
 
     private static long rank(long[] sorted, double q) {

@@ -32,8 +32,7 @@ final class PlainRelay {
     static final int THREADS = 2;
     static final int BATCH = 500;
 
-    private PlainRelay() {
-    }
+    private PlainRelay() {}
 
     static Throughput run(BenchEnv env, List<NewOutboxMessage> events, boolean fresh) throws Exception {
         env.startFrom(fresh, events);
@@ -111,18 +110,43 @@ final class PlainRelay {
         if (rows != total) {
             throw new IllegalStateException(rows + " of " + total + " rows published");
         }
-        return new Throughput(fresh ? "P fresh" : "P", "plain batch relay" + (fresh ? ", fresh database" : ""),
-                THREADS + " threads, " + BATCH + " rows per transaction, wait for the batch's confirms", total,
-                seconds, cpuPerRow);
+        return new Throughput(
+                fresh ? "P fresh" : "P",
+                "plain batch relay" + (fresh ? ", fresh database" : ""),
+                THREADS + " threads, " + BATCH + " rows per transaction, wait for the batch's confirms",
+                total,
+                seconds,
+                cpuPerRow);
     }
 
     /** The row as the contract's message, through the product's own mapper. */
     private static OutboundMessage message(ResultSet rs) throws java.sql.SQLException {
         java.time.Instant created = rs.getTimestamp(11).toInstant();
-        OutboxRecord row = new OutboxRecord((UUID) rs.getObject(1), rs.getString(2), rs.getString(3),
-                (Long) rs.getObject(4), rs.getString(5), rs.getInt(6), rs.getString(7), rs.getString(8),
-                rs.getString(9), rs.getString(10), OutboxStatus.PENDING, 0, created, null, null, created, null, null,
-                null, null, rs.getString(12), rs.getString(13), rs.getString(14), rs.getString(15));
+        OutboxRecord row = new OutboxRecord(
+                (UUID) rs.getObject(1),
+                rs.getString(2),
+                rs.getString(3),
+                (Long) rs.getObject(4),
+                rs.getString(5),
+                rs.getInt(6),
+                rs.getString(7),
+                rs.getString(8),
+                rs.getString(9),
+                rs.getString(10),
+                OutboxStatus.PENDING,
+                0,
+                created,
+                null,
+                null,
+                created,
+                null,
+                null,
+                null,
+                null,
+                rs.getString(12),
+                rs.getString(13),
+                rs.getString(14),
+                rs.getString(15));
         if (!(AmqpMessageMapper.map(row) instanceof AmqpMessageMapper.Ready ready)) {
             throw new IllegalStateException("benchmark row does not map to a message: " + row.id());
         }

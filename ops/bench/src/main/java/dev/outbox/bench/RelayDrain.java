@@ -21,16 +21,19 @@ import java.util.regex.Pattern;
  */
 final class RelayDrain {
     /** A run's throughput and the relays' memory. */
-    record Result(Throughput throughput, double peakRssMiB, double maxSampledRssMiB) {
-    }
+    record Result(Throughput throughput, double peakRssMiB, double maxSampledRssMiB) {}
 
     static final int WARMUP_ROWS = 30_000;
 
-    private RelayDrain() {
-    }
+    private RelayDrain() {}
 
-    static Result run(BenchEnv env, List<NewOutboxMessage> events, int processes, Map<String, String> relaySettings,
-            boolean fresh) throws Exception {
+    static Result run(
+            BenchEnv env,
+            List<NewOutboxMessage> events,
+            int processes,
+            Map<String, String> relaySettings,
+            boolean fresh)
+            throws Exception {
         if (fresh) {
             env.fresh();
             // the warm-up must not leave statistics behind: no auto-analyze until the backlog lands
@@ -69,7 +72,8 @@ final class RelayDrain {
             double maxRss = awaitDrained(env, events.size(), relays);
             var cpuPerRow = CpuMeter.perRow(cpu, CpuMeter.take(pids), events.size());
             Instant last = ((Timestamp) env.db.scalar("SELECT max(published_at) FROM message_outbox")).toInstant();
-            double peak = relays.stream().mapToDouble(BenchProcess::peakRssMiB).max().orElse(-1);
+            double peak =
+                    relays.stream().mapToDouble(BenchProcess::peakRssMiB).max().orElse(-1);
             for (JavaProcess r : relays) {
                 int code = r.terminate(Duration.ofSeconds(30));
                 if (code != 0) {
@@ -83,9 +87,16 @@ final class RelayDrain {
             double seconds = Duration.between(committed, last).toNanos() / 1e9;
             String config = processes + " process(es) x " + relaySettings.getOrDefault("OUTBOX_RELAY_PUBLISHERS", "1")
                     + " publisher(s), " + describe(relaySettings);
-            return new Result(new Throughput("R" + processes + (fresh ? " fresh" : ""), "relay-worker, " + processes
-                    + " process(es)" + (fresh ? ", fresh database" : ""), config,
-                    events.size(), seconds, cpuPerRow), peak, maxRss);
+            return new Result(
+                    new Throughput(
+                            "R" + processes + (fresh ? " fresh" : ""),
+                            "relay-worker, " + processes + " process(es)" + (fresh ? ", fresh database" : ""),
+                            config,
+                            events.size(),
+                            seconds,
+                            cpuPerRow),
+                    peak,
+                    maxRss);
         } finally {
             relays.forEach(JavaProcess::close);
         }

@@ -63,8 +63,8 @@ final class Report {
         for (int i = 0; i < categories.size(); i++) {
             data.addValue(values.get(i), axis, categories.get(i));
         }
-        JFreeChart chart = ChartFactory.createBarChart(title, null, axis, data, PlotOrientation.HORIZONTAL, false,
-                false, false);
+        JFreeChart chart =
+                ChartFactory.createBarChart(title, null, axis, data, PlotOrientation.HORIZONTAL, false, false, false);
         style(chart);
         ChartUtils.saveChartAsPNG(dir.resolve(file).toFile(), chart, 900, 120 + 45 * categories.size());
         md.append("![").append(title).append("](").append(file).append(")\n\n");
@@ -72,16 +72,17 @@ final class Report {
     }
 
     /** A grouped bar chart: one bar per series in each category. */
-    void groupedChart(String file, String title, String axis, List<String> series, List<String> categories,
-            double[][] values) throws IOException {
+    void groupedChart(
+            String file, String title, String axis, List<String> series, List<String> categories, double[][] values)
+            throws IOException {
         DefaultCategoryDataset data = new DefaultCategoryDataset();
         for (int s = 0; s < series.size(); s++) {
             for (int c = 0; c < categories.size(); c++) {
                 data.addValue(values[s][c], series.get(s), categories.get(c));
             }
         }
-        JFreeChart chart = ChartFactory.createBarChart(title, null, axis, data, PlotOrientation.VERTICAL, true,
-                false, false);
+        JFreeChart chart =
+                ChartFactory.createBarChart(title, null, axis, data, PlotOrientation.VERTICAL, true, false, false);
         style(chart);
         ChartUtils.saveChartAsPNG(dir.resolve(file).toFile(), chart, 900, 500);
         md.append("![").append(title).append("](").append(file).append(")\n\n");

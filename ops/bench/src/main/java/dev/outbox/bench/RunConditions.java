@@ -16,15 +16,14 @@ import javax.management.openmbean.CompositeData;
  */
 final class RunConditions implements AutoCloseable {
     /** One collection: when it ended (JVM uptime, ms) and how long it took (ms). */
-    private record Gc(long endUptimeMs, long durationMs, String name) {
-    }
+    private record Gc(long endUptimeMs, long durationMs, String name) {}
 
     /** Counted over one run. */
-    record Observed(int gcPauses, long gcTotalMs, long gcMaxMs, long checkpoints, long autovacuums,
-            long autoanalyzes) {
+    record Observed(int gcPauses, long gcTotalMs, long gcMaxMs, long checkpoints, long autovacuums, long autoanalyzes) {
         String describe() {
-            return String.format("GC %d pauses, %d ms total, longest %d ms; checkpoints %d; autovacuum %d;"
-                    + " auto-analyze %d", gcPauses, gcTotalMs, gcMaxMs, checkpoints, autovacuums, autoanalyzes);
+            return String.format(
+                    "GC %d pauses, %d ms total, longest %d ms; checkpoints %d; autovacuum %d;" + " auto-analyze %d",
+                    gcPauses, gcTotalMs, gcMaxMs, checkpoints, autovacuums, autoanalyzes);
         }
     }
 
@@ -35,8 +34,8 @@ final class RunConditions implements AutoCloseable {
             var info = GarbageCollectionNotificationInfo.from((CompositeData) notification.getUserData());
             // concurrent cycles of G1 and ZGC do not stop the application; only pauses count
             if (!info.getGcName().contains("Concurrent") && !info.getGcName().startsWith("ZGC Cycles")) {
-                collections.add(new Gc(info.getGcInfo().getEndTime(), info.getGcInfo().getDuration(),
-                        info.getGcName()));
+                collections.add(
+                        new Gc(info.getGcInfo().getEndTime(), info.getGcInfo().getDuration(), info.getGcName()));
             }
         }
     };
@@ -59,18 +58,28 @@ final class RunConditions implements AutoCloseable {
     /** What happened since {@link #start()}. */
     Observed observe() {
         long[] now = databaseCounters();
-        List<Gc> pauses = collections.stream().filter(g -> g.endUptimeMs() >= fromUptime).toList();
-        return new Observed(pauses.size(), pauses.stream().mapToLong(Gc::durationMs).sum(),
-                pauses.stream().mapToLong(Gc::durationMs).max().orElse(0), now[0] - database[0],
-                now[1] - database[1], now[2] - database[2]);
+        List<Gc> pauses =
+                collections.stream().filter(g -> g.endUptimeMs() >= fromUptime).toList();
+        return new Observed(
+                pauses.size(),
+                pauses.stream().mapToLong(Gc::durationMs).sum(),
+                pauses.stream().mapToLong(Gc::durationMs).max().orElse(0),
+                now[0] - database[0],
+                now[1] - database[1],
+                now[2] - database[2]);
     }
 
     private long[] databaseCounters() {
-        java.util.Map<String, Object> row = env.db.rows("SELECT (SELECT checkpoints_timed + checkpoints_req FROM"
-                + " pg_stat_bgwriter) AS checkpoints, autovacuum_count, autoanalyze_count FROM pg_stat_user_tables"
-                + " WHERE relid = 'message_outbox'::regclass").get(0);
-        return new long[] {((Number) row.get("checkpoints")).longValue(),
-                ((Number) row.get("autovacuum_count")).longValue(), ((Number) row.get("autoanalyze_count")).longValue()};
+        java.util.Map<String, Object> row = env.db
+                .rows("SELECT (SELECT checkpoints_timed + checkpoints_req FROM"
+                        + " pg_stat_bgwriter) AS checkpoints, autovacuum_count, autoanalyze_count FROM pg_stat_user_tables"
+                        + " WHERE relid = 'message_outbox'::regclass")
+                .get(0);
+        return new long[] {
+            ((Number) row.get("checkpoints")).longValue(),
+            ((Number) row.get("autovacuum_count")).longValue(),
+            ((Number) row.get("autoanalyze_count")).longValue()
+        };
     }
 
     @Override

@@ -15,6 +15,9 @@ record Throughput(String key, String what, String config, long rows, double seco
 
     /** CPU microseconds per row, all parts together. */
     double cpuTotal() {
-        return cpuPerRow.values().stream().filter(v -> !v.isNaN()).mapToDouble(Double::doubleValue).sum();
+        return cpuPerRow.values().stream()
+                .filter(v -> !v.isNaN())
+                .mapToDouble(Double::doubleValue)
+                .sum();
     }
 }

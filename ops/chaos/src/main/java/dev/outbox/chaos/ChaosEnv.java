@@ -36,10 +36,17 @@ final class ChaosEnv implements AutoCloseable {
     final String vhost;
     /** True when {@code rabbitmqctl} on this host administers the broker (a local RabbitMQ). */
     final boolean rabbitmqctl;
+
     final String description;
     private final HikariDataSource dataSource;
 
-    private ChaosEnv(String dbUrl, String dbUser, String dbPassword, String amqpUri, String vhost, boolean rabbitmqctl,
+    private ChaosEnv(
+            String dbUrl,
+            String dbUser,
+            String dbPassword,
+            String amqpUri,
+            String vhost,
+            boolean rabbitmqctl,
             String description) {
         this.dbUrl = dbUrl;
         this.dbUser = dbUser;
@@ -93,7 +100,13 @@ final class ChaosEnv implements AutoCloseable {
                     + ":" + (u.getPort() == -1 ? 5672 : u.getPort()) + "/"
                     + URLEncoder.encode(vhost, StandardCharsets.UTF_8);
         }
-        ChaosEnv env = new ChaosEnv(runUrl, base.user(), base.password(), uri, vhost, ctl,
+        ChaosEnv env = new ChaosEnv(
+                runUrl,
+                base.user(),
+                base.password(),
+                uri,
+                vhost,
+                ctl,
                 "database " + runUrl + " (" + base.source() + "), broker vhost " + vhost + " (" + broker.source()
                         + (ctl ? ", rabbitmqctl available" : ", no rabbitmqctl: broker faults off") + ")");
         DatabaseMigrations.migrate(env.dataSource);
@@ -112,8 +125,8 @@ final class ChaosEnv implements AutoCloseable {
     /** The broker URI with another host and port: the relays reach the broker through a proxy. */
     String amqpUriVia(String host, int port) {
         URI u = URI.create(amqpUri);
-        return u.getScheme() + "://" + (u.getRawUserInfo() == null ? "" : u.getRawUserInfo() + "@") + host + ":"
-                + port + (u.getRawPath() == null ? "" : u.getRawPath());
+        return u.getScheme() + "://" + (u.getRawUserInfo() == null ? "" : u.getRawUserInfo() + "@") + host + ":" + port
+                + (u.getRawPath() == null ? "" : u.getRawPath());
     }
 
     /** What every process under test needs to reach the run's database. */
@@ -140,7 +153,8 @@ final class ChaosEnv implements AutoCloseable {
     }
 
     void execute(String sql, Object... args) {
-        try (Connection c = connection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = connection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
             for (int i = 0; i < args.length; i++) {
                 ps.setObject(i + 1, args[i]);
             }
@@ -151,7 +165,8 @@ final class ChaosEnv implements AutoCloseable {
     }
 
     List<Map<String, Object>> rows(String sql, Object... args) {
-        try (Connection c = connection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = connection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
             for (int i = 0; i < args.length; i++) {
                 ps.setObject(i + 1, args[i]);
             }

@@ -5,7 +5,6 @@ import dev.outbox.testkit.TcpProxy;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,8 +23,7 @@ public final class ChaosMain {
     private static final Pattern CONSUMER_TOTALS = Pattern.compile(
             "ledger consumer stopped: applied=(\\d+) \\(\\+(\\d+) held, applied later\\) duplicates=(\\d+) stale=(\\d+)");
 
-    private ChaosMain() {
-    }
+    private ChaosMain() {}
 
     public static void main(String[] args) {
         ChaosOptions o;
@@ -49,26 +47,31 @@ public final class ChaosMain {
 
     static int run(ChaosOptions o) throws Exception {
         long t0 = System.nanoTime();
-        System.out.println("[chaos] seed " + o.seed() + "; replay with: ops/chaos.sh " + String.join(" ", replayArgs(o)));
+        System.out.println(
+                "[chaos] seed " + o.seed() + "; replay with: ops/chaos.sh " + String.join(" ", replayArgs(o)));
         Files.createDirectories(o.out());
         try (ChaosEnv env = ChaosEnv.create(o)) {
             System.out.println("[chaos] " + env.description);
-            FaultPlan plan = FaultPlan.draw(o.seed(), o.duration(), o.faultInterval(), o.lease(), o.brokerRestart(),
-                    env.rabbitmqctl);
+            FaultPlan plan = FaultPlan.draw(
+                    o.seed(), o.duration(), o.faultInterval(), o.lease(), o.brokerRestart(), env.rabbitmqctl);
             try (TcpProxy proxy = TcpProxy.start(env.brokerHost(), env.brokerPort());
                     Observer observer = Observer.start(env.amqpUri);
                     Fleet fleet = new Fleet(env, o, env.amqpUriVia(proxy.host(), proxy.port()), t0)) {
                 // Ctrl-C or SIGTERM mid-soak: leave no process behind (a SIGSTOPped relay among them) and no
                 // broker application stopped; an orderly end has cleaned up before the JVM exits
                 AtomicBoolean finished = new AtomicBoolean();
-                Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                    if (!finished.get()) {
-                        interrupted(fleet, o);
-                    }
-                }, "chaos-interrupted"));
+                Runtime.getRuntime()
+                        .addShutdownHook(new Thread(
+                                () -> {
+                                    if (!finished.get()) {
+                                        interrupted(fleet, o);
+                                    }
+                                },
+                                "chaos-interrupted"));
                 fleet.startAll();
-                System.out.printf("[chaos] %6.1fs 6 processes ready; load and %d faults for %s%n", seconds(t0),
-                        plan.faults().size(), o.duration());
+                System.out.printf(
+                        "[chaos] %6.1fs 6 processes ready; load and %d faults for %s%n",
+                        seconds(t0), plan.faults().size(), o.duration());
                 Workload load = new Workload(fleet.apiPorts(), o.seed(), o.clients(), t0);
                 Faults faults = new Faults(env, fleet, proxy, t0);
                 double loadStart = dbNow(env);
@@ -81,8 +84,12 @@ public final class ChaosMain {
                     Thread.sleep(200);
                     if (System.nanoTime() >= nextProgress) {
                         nextProgress += 10_000_000_000L;
-                        System.out.printf("[chaos] %6.1fs orders %d, requests %d, client retries %d, faults %d%n",
-                                seconds(t0), load.placedCount(), load.requests.get(), load.retries.get(),
+                        System.out.printf(
+                                "[chaos] %6.1fs orders %d, requests %d, client retries %d, faults %d%n",
+                                seconds(t0),
+                                load.placedCount(),
+                                load.requests.get(),
+                                load.retries.get(),
                                 faults.done.size());
                     }
                 }
@@ -90,30 +97,50 @@ public final class ChaosMain {
                 double faultsEnd = dbNow(env);
                 load.stop();
                 double loadSeconds = (System.nanoTime() - loadStartNanos) / 1e9;
-                System.out.printf("[chaos] %6.1fs faults stopped, load stopped: %d orders; waiting for quiet (at most %s)%n",
+                System.out.printf(
+                        "[chaos] %6.1fs faults stopped, load stopped: %d orders; waiting for quiet (at most %s)%n",
                         seconds(t0), load.placedCount(), o.quietWait());
                 double quiet = awaitQuiet(env, observer, o.quietWait());
                 faults.endWatches();
-                System.out.printf("[chaos] %6.1fs %s%n", seconds(t0), quiet >= 0
-                        ? String.format("quiet after %.1f s", quiet) : "NOT quiet within " + o.quietWait());
+                System.out.printf(
+                        "[chaos] %6.1fs %s%n",
+                        seconds(t0),
+                        quiet >= 0 ? String.format("quiet after %.1f s", quiet) : "NOT quiet within " + o.quietWait());
                 Map<String, Integer> exits = fleet.stopAll();
                 long deadLettered = observer.messageCount(Topology.deadLetterQueueOf(Topology.LEDGER_QUEUE));
                 awaitObserver(env, observer);
                 long[] consumerTotals = consumerTotals(fleet);
                 fleet.collectLogs(o.out().resolve("logs"));
                 Sabotage.apply(env, o.sabotage(), load);
-                List<Invariants.Check> checks = new Invariants(env, load, observer,
-                        List.copyOf(faults.databaseOutages), deadLettered).check();
-                ChaosReport report = new ChaosReport(o, env, plan, load, faults, fleet, observer, checks, exits,
-                        consumerTotals, loadSeconds, quiet, seconds(t0), loadStart, faultsEnd, (loadStartNanos - t0) / 1e9);
+                List<Invariants.Check> checks =
+                        new Invariants(env, load, observer, List.copyOf(faults.databaseOutages), deadLettered).check();
+                ChaosReport report = new ChaosReport(
+                        o,
+                        env,
+                        plan,
+                        load,
+                        faults,
+                        fleet,
+                        observer,
+                        checks,
+                        exits,
+                        consumerTotals,
+                        loadSeconds,
+                        quiet,
+                        seconds(t0),
+                        loadStart,
+                        faultsEnd,
+                        (loadStartNanos - t0) / 1e9);
                 String markdown = report.markdown();
                 Files.writeString(o.out().resolve("report.md"), markdown, StandardCharsets.UTF_8);
                 Files.writeString(o.out().resolve("faults.md"), report.faultLog(), StandardCharsets.UTF_8);
                 System.out.println();
                 System.out.println(markdown);
-                long violations = checks.stream().mapToLong(Invariants.Check::violations).sum();
-                System.out.println("[chaos] report: " + o.out().resolve("report.md").toAbsolutePath() + "; "
-                        + (violations == 0 ? "every invariant held" : violations + " violation(s)"));
+                long violations =
+                        checks.stream().mapToLong(Invariants.Check::violations).sum();
+                System.out.println(
+                        "[chaos] report: " + o.out().resolve("report.md").toAbsolutePath() + "; "
+                                + (violations == 0 ? "every invariant held" : violations + " violation(s)"));
                 finished.set(true);
                 return violations == 0 ? 0 : 1;
             }
@@ -145,11 +172,13 @@ public final class ChaosMain {
         while (System.nanoTime() < deadline) {
             try {
                 boolean quiet = env.count("SELECT count(*) FROM message_outbox WHERE status IN ('PENDING',"
-                        + " 'IN_PROGRESS', 'RETRYABLE_FAILED')") == 0
+                                        + " 'IN_PROGRESS', 'RETRYABLE_FAILED')")
+                                == 0
                         && env.count("SELECT count(*) FROM consumer_held_messages") == 0
                         && observer.messageCount(Topology.LEDGER_QUEUE) == 0
                         && env.count("SELECT count(*) FROM message_outbox m WHERE NOT EXISTS (SELECT 1 FROM"
-                                + " ledger_journal j WHERE j.message_id = m.id::text)") == 0;
+                                        + " ledger_journal j WHERE j.message_id = m.id::text)")
+                                == 0;
                 if (quiet) {
                     return (System.nanoTime() - start) / 1e9;
                 }
@@ -189,7 +218,9 @@ public final class ChaosMain {
 
     /** The database's clock, in epoch seconds: outbox and journal times are on it. */
     private static double dbNow(ChaosEnv env) {
-        return ((Number) env.rows("SELECT extract(epoch FROM clock_timestamp())::float8 AS now").get(0).get("now"))
+        return ((Number) env.rows("SELECT extract(epoch FROM clock_timestamp())::float8 AS now")
+                        .get(0)
+                        .get("now"))
                 .doubleValue();
     }
 

@@ -23,9 +23,22 @@ import java.util.Set;
  *     broker, so only where nothing else uses it
  * @param sabotage deliberately break these invariants before the check, to show the check fails
  */
-record ChaosOptions(long seed, boolean shortRun, Duration duration, long orders, int clients, Duration faultInterval,
-        Duration quietWait, Path out, String database, String vhost, boolean brokerRestart, Duration lease,
-        Map<String, String> relayEnv, Set<String> sabotage, List<String> args) {
+record ChaosOptions(
+        long seed,
+        boolean shortRun,
+        Duration duration,
+        long orders,
+        int clients,
+        Duration faultInterval,
+        Duration quietWait,
+        Path out,
+        String database,
+        String vhost,
+        boolean brokerRestart,
+        Duration lease,
+        Map<String, String> relayEnv,
+        Set<String> sabotage,
+        List<String> args) {
 
     static final Set<String> SABOTAGE = Set.of("order", "ledger", "journal", "outbox", "duplicate");
 
@@ -91,13 +104,29 @@ record ChaosOptions(long seed, boolean shortRun, Duration duration, long orders,
             duration = shortRun ? Duration.ofSeconds(40) : Duration.ofMinutes(5);
         }
         if (out == null) {
-            out = Path.of("ops", "chaos", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern(
-                    "yyyyMMdd-HHmmss")) + "-seed" + seed + (shortRun ? "-short" : ""));
+            out = Path.of(
+                    "ops",
+                    "chaos",
+                    "results",
+                    LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-seed" + seed
+                            + (shortRun ? "-short" : ""));
         }
-        return new ChaosOptions(seed, shortRun, duration, orders, clients != null ? clients : shortRun ? 6 : 10,
+        return new ChaosOptions(
+                seed,
+                shortRun,
+                duration,
+                orders,
+                clients != null ? clients : shortRun ? 6 : 10,
                 faultInterval != null ? faultInterval : shortRun ? Duration.ofMillis(2500) : Duration.ofSeconds(8),
-                quietWait != null ? quietWait : shortRun ? Duration.ofSeconds(40) : Duration.ofMinutes(3), out,
-                database, vhost, brokerRestart, lease, relay, sabotage, List.of(args));
+                quietWait != null ? quietWait : shortRun ? Duration.ofSeconds(40) : Duration.ofMinutes(3),
+                out,
+                database,
+                vhost,
+                brokerRestart,
+                lease,
+                relay,
+                sabotage,
+                List.of(args));
     }
 
     /** The relay settings of the soak: a lease short enough to converge, a stale check to match. */

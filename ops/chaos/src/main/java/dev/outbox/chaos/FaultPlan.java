@@ -40,11 +40,10 @@ record FaultPlan(List<Fault> faults) {
      * @param amount latency in ms, or backends/connections per process
      * @param freshId a restarted relay comes back under a new id (else the same one)
      */
-    record Fault(Duration at, Kind kind, int target, Duration length, int amount, boolean freshId) {
-    }
+    record Fault(Duration at, Kind kind, int target, Duration length, int amount, boolean freshId) {}
 
-    static FaultPlan draw(long seed, Duration window, Duration interval, Duration lease, boolean brokerRestart,
-            boolean rabbitmqctl) {
+    static FaultPlan draw(
+            long seed, Duration window, Duration interval, Duration lease, boolean brokerRestart, boolean rabbitmqctl) {
         Random rnd = new Random(seed);
         List<Kind> kinds = new ArrayList<>();
         for (Kind k : Kind.values()) {
@@ -90,8 +89,12 @@ record FaultPlan(List<Fault> faults) {
             }
             if (t + length.toMillis() > windowMs - 500) {
                 // would outlast the window even so: a short kind instead, so the schedule's density stays
-                List<Kind> instant = kinds.stream().filter(k -> k == Kind.PG_TERMINATE || k == Kind.CLOSE_CONNECTION
-                        || k == Kind.KILL_CONSUMER || k == Kind.KILL_API).toList();
+                List<Kind> instant = kinds.stream()
+                        .filter(k -> k == Kind.PG_TERMINATE
+                                || k == Kind.CLOSE_CONNECTION
+                                || k == Kind.KILL_CONSUMER
+                                || k == Kind.KILL_API)
+                        .toList();
                 kind = instant.get(rnd.nextInt(instant.size()));
                 length = kind == Kind.KILL_CONSUMER || kind == Kind.KILL_API ? Duration.ofMillis(300) : Duration.ZERO;
                 if (t + length.toMillis() > windowMs - 500) {

@@ -26,17 +26,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class Faults {
     /** A fault as it happened; {@code outcome} says what it hit, or why it was skipped. */
-    record Done(Fault fault, double startSeconds, double endSeconds, boolean injected, String outcome) {
-    }
+    record Done(Fault fault, double startSeconds, double endSeconds, boolean injected, String outcome) {}
 
     /**
      * A relay's leased rows at its death (or pause): how long until none was still under that relay's
      * lease (taken back by another relay, or by itself after a restart), and until all were published.
      * Publishing needs a broker, so the second includes any broker outage that overlapped.
      */
-    record LeaseRecovery(Kind kind, String relay, double atSeconds, int rows, double takenBackSeconds, double seconds,
-            boolean recovered) {
-    }
+    record LeaseRecovery(
+            Kind kind,
+            String relay,
+            double atSeconds,
+            int rows,
+            double takenBackSeconds,
+            double seconds,
+            boolean recovered) {}
 
     /** The rows a relay holds and the lease token of each: a row is taken back once its token is gone. */
     record Held(List<String> ids, List<Long> tokens) {
@@ -52,8 +56,7 @@ final class Faults {
     }
 
     /** When backends of the API were terminated: a 503 near such a moment is expected. */
-    record Window(long fromMillis, long toMillis) {
-    }
+    record Window(long fromMillis, long toMillis) {}
 
     private final ChaosEnv env;
     private final Fleet fleet;
@@ -110,7 +113,8 @@ final class Faults {
     private String inject(Fault f) throws Exception {
         switch (f.kind()) {
             case KILL_RELAY, KILL_CONSUMER, KILL_API -> {
-                Fleet.Kind kind = f.kind() == Kind.KILL_RELAY ? Fleet.Kind.RELAY
+                Fleet.Kind kind = f.kind() == Kind.KILL_RELAY
+                        ? Fleet.Kind.RELAY
                         : f.kind() == Kind.KILL_API ? Fleet.Kind.API : Fleet.Kind.CONSUMER;
                 Slot s = lockOne(kind, f.target());
                 if (s == null) {
@@ -174,7 +178,8 @@ final class Faults {
             case CLOSE_CONNECTION -> {
                 List<String> pids = new ArrayList<>();
                 for (String line : ChaosEnv.rabbitmqctl("list_connections", "pid", "vhost", "client_properties")
-                        .lines().toList()) {
+                        .lines()
+                        .toList()) {
                     String[] cols = line.split("\t", 3);
                     if (cols.length == 3 && cols[1].equals(env.vhost) && !cols[2].contains("chaos-observer")) {
                         pids.add(cols[0]);
@@ -192,11 +197,18 @@ final class Faults {
                 long from = millis();
                 StringBuilder what = new StringBuilder();
                 int api = 0;
-                for (String app : List.of("outbox-api", "outbox-relay", "outbox-relay-listener", "outbox-relay-liveness",
+                for (String app : List.of(
+                        "outbox-api",
+                        "outbox-relay",
+                        "outbox-relay-listener",
+                        "outbox-relay-liveness",
                         "outbox-ledger")) {
-                    long n = env.count("SELECT count(pg_terminate_backend(pid)) FROM (SELECT pid FROM pg_stat_activity"
-                            + " WHERE datname = current_database() AND application_name = ? AND pid <> pg_backend_pid()"
-                            + " ORDER BY random() LIMIT ?) victims", app, f.amount() * 2);
+                    long n = env.count(
+                            "SELECT count(pg_terminate_backend(pid)) FROM (SELECT pid FROM pg_stat_activity"
+                                    + " WHERE datname = current_database() AND application_name = ? AND pid <> pg_backend_pid()"
+                                    + " ORDER BY random() LIMIT ?) victims",
+                            app,
+                            f.amount() * 2);
                     what.append(app).append(' ').append(n).append(' ');
                     if (app.equals("outbox-api")) {
                         api += (int) n;
@@ -274,8 +286,9 @@ final class Faults {
     private Held leasedBy(String relayId) throws SQLException {
         List<String> ids = new ArrayList<>();
         List<Long> tokens = new ArrayList<>();
-        try (Connection c = env.connection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT id::text, lease_token FROM message_outbox WHERE status = 'IN_PROGRESS' AND locked_by = ?")) {
+        try (Connection c = env.connection();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT id::text, lease_token FROM message_outbox WHERE status = 'IN_PROGRESS' AND locked_by = ?")) {
             ps.setString(1, relayId);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -294,42 +307,46 @@ final class Faults {
             recoveries.add(new LeaseRecovery(kind, relay, at, 0, 0, 0, true));
             return;
         }
-        Thread t = new Thread(() -> {
-            double takenBack = -1;
-            while (true) {
-                try (Connection c = env.connection(); PreparedStatement ps = c.prepareStatement(
-                        "SELECT count(*) FILTER (WHERE status <> 'PUBLISHED'),"
-                                + " count(*) FILTER (WHERE status = 'IN_PROGRESS' AND lease_token = ANY(?))"
-                                + " FROM message_outbox WHERE id = ANY(?::uuid[])")) {
-                    ps.setArray(1, c.createArrayOf("bigint", held.tokens().toArray()));
-                    Array array = c.createArrayOf("text", ids.toArray());
-                    ps.setArray(2, array);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        rs.next();
-                        if (takenBack < 0 && rs.getLong(2) == 0) {
-                            takenBack = seconds() - at;
+        Thread t = new Thread(
+                () -> {
+                    double takenBack = -1;
+                    while (true) {
+                        try (Connection c = env.connection();
+                                PreparedStatement ps =
+                                        c.prepareStatement("SELECT count(*) FILTER (WHERE status <> 'PUBLISHED'),"
+                                                + " count(*) FILTER (WHERE status = 'IN_PROGRESS' AND lease_token = ANY(?))"
+                                                + " FROM message_outbox WHERE id = ANY(?::uuid[])")) {
+                            ps.setArray(
+                                    1, c.createArrayOf("bigint", held.tokens().toArray()));
+                            Array array = c.createArrayOf("text", ids.toArray());
+                            ps.setArray(2, array);
+                            try (ResultSet rs = ps.executeQuery()) {
+                                rs.next();
+                                if (takenBack < 0 && rs.getLong(2) == 0) {
+                                    takenBack = seconds() - at;
+                                }
+                                if (rs.getLong(1) == 0) {
+                                    recoveries.add(new LeaseRecovery(
+                                            kind, relay, at, ids.size(), takenBack, seconds() - at, true));
+                                    return;
+                                }
+                            }
+                        } catch (SQLException e) {
+                            System.out.println("[chaos] watching " + relay + "'s leased rows: " + e);
                         }
-                        if (rs.getLong(1) == 0) {
-                            recoveries.add(new LeaseRecovery(kind, relay, at, ids.size(), takenBack, seconds() - at,
-                                    true));
+                        if (stopping && watchDeadlinePassed) {
+                            recoveries.add(
+                                    new LeaseRecovery(kind, relay, at, ids.size(), takenBack, seconds() - at, false));
+                            return;
+                        }
+                        try {
+                            Thread.sleep(100);
+                        } catch (InterruptedException e) {
                             return;
                         }
                     }
-                } catch (SQLException e) {
-                    System.out.println("[chaos] watching " + relay + "'s leased rows: " + e);
-                }
-                if (stopping && watchDeadlinePassed) {
-                    recoveries.add(new LeaseRecovery(kind, relay, at, ids.size(), takenBack, seconds() - at,
-                            false));
-                    return;
-                }
-                try {
-                    Thread.sleep(100);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }, "chaos-lease-watch");
+                },
+                "chaos-lease-watch");
         t.setDaemon(true);
         t.start();
     }

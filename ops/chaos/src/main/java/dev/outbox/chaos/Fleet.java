@@ -43,8 +43,7 @@ final class Fleet implements AutoCloseable {
     }
 
     /** A process that exited without a fault asking for it. */
-    record UnexpectedExit(String slot, int generation, int exitCode, double atSeconds, String logTail) {
-    }
+    record UnexpectedExit(String slot, int generation, int exitCode, double atSeconds, String logTail) {}
 
     final class Slot {
         final Kind kind;
@@ -102,7 +101,9 @@ final class Fleet implements AutoCloseable {
         }
 
         void signal(String signal) throws IOException, InterruptedException {
-            Process p = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+            Process p = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                    .inheritIO()
+                    .start();
             if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 throw new IOException("kill -" + signal + " " + process.pid() + " failed");
             }
@@ -117,8 +118,7 @@ final class Fleet implements AutoCloseable {
         }
     }
 
-    record Log(String name, Path path) {
-    }
+    record Log(String name, Path path) {}
 
     private static final List<String> JVM = List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
     private static final Pattern RELAY_READY = Pattern.compile("relay \\S+ running");
@@ -131,8 +131,10 @@ final class Fleet implements AutoCloseable {
     final List<Slot> slots = new ArrayList<>();
     final List<Log> logs = new CopyOnWriteArrayList<>();
     final List<UnexpectedExit> unexpectedExits = new CopyOnWriteArrayList<>();
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2))
+            .build();
     private volatile boolean watching;
     private Thread watchdog;
 
@@ -199,7 +201,9 @@ final class Fleet implements AutoCloseable {
     private void awaitHttp(Slot s, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         HttpRequest probe = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port + "/health/live"))
-                .timeout(Duration.ofSeconds(2)).GET().build();
+                .timeout(Duration.ofSeconds(2))
+                .GET()
+                .build();
         while (System.nanoTime() < deadline) {
             if (!s.alive()) {
                 throw new IllegalStateException(s.name + " exited while starting:\n" + tail(s.output()));
@@ -226,9 +230,11 @@ final class Fleet implements AutoCloseable {
                 try {
                     if (!s.alive() && watching) {
                         int code = s.process.isAlive() ? 0 : exitCode(s);
-                        unexpectedExits.add(new UnexpectedExit(s.name, s.generation, code, seconds(), tail(s.output())));
-                        System.out.printf("[chaos] %6.1fs %s exited by itself (code %d): restarting it%n", seconds(),
-                                s.name, code);
+                        unexpectedExits.add(
+                                new UnexpectedExit(s.name, s.generation, code, seconds(), tail(s.output())));
+                        System.out.printf(
+                                "[chaos] %6.1fs %s exited by itself (code %d): restarting it%n",
+                                seconds(), s.name, code);
                         s.start(false);
                     }
                 } catch (IOException e) {

@@ -18,8 +18,7 @@ import java.util.UUID;
  */
 final class Invariants {
     /** One invariant: how many violations, and what they were. */
-    record Check(int number, String invariant, long violations, List<String> details) {
-    }
+    record Check(int number, String invariant, long violations, List<String> details) {}
 
     private final ChaosEnv env;
     private final Workload load;
@@ -27,8 +26,7 @@ final class Invariants {
     private final List<Faults.Window> databaseOutages;
     private final long deadLettered;
 
-    Invariants(ChaosEnv env, Workload load, Observer observer, List<Faults.Window> databaseOutages,
-            long deadLettered) {
+    Invariants(ChaosEnv env, Workload load, Observer observer, List<Faults.Window> databaseOutages, long deadLettered) {
         this.env = env;
         this.load = load;
         this.observer = observer;
@@ -37,26 +35,39 @@ final class Invariants {
     }
 
     List<Check> check() throws SQLException {
-        return List.of(committedAndDelivered(), bookedOnce(), appliedInOrder(), idempotentRetries(), nothingStuck(),
+        return List.of(
+                committedAndDelivered(),
+                bookedOnce(),
+                appliedInOrder(),
+                idempotentRetries(),
+                nothingStuck(),
                 noServerErrors());
     }
 
     /** 1: every 201 order exists, every event of every committed order reached the ledger queue. */
     private Check committedAndDelivered() throws SQLException {
         List<String> d = new ArrayList<>();
-        List<UUID> placed = load.placed.values().stream().map(Workload.Placed::orderId).toList();
-        long missing = count("SELECT count(*) FROM unnest(?::uuid[]) AS w(id)"
-                + " WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.id = w.id)", placed);
+        List<UUID> placed =
+                load.placed.values().stream().map(Workload.Placed::orderId).toList();
+        long missing = count(
+                "SELECT count(*) FROM unnest(?::uuid[]) AS w(id)"
+                        + " WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.id = w.id)",
+                placed);
         note(d, missing, "orders answered 201 but not in the database");
-        long capture = count("SELECT count(*) FROM unnest(?::uuid[]) AS w(id) LEFT JOIN orders o ON o.id = w.id"
-                + " WHERE o.payment_id IS NULL", List.copyOf(load.captured.keySet()));
+        long capture = count(
+                "SELECT count(*) FROM unnest(?::uuid[]) AS w(id) LEFT JOIN orders o ON o.id = w.id"
+                        + " WHERE o.payment_id IS NULL",
+                List.copyOf(load.captured.keySet()));
         note(d, capture, "captures answered 200 but the order has no payment");
-        long cancel = count("SELECT count(*) FROM unnest(?::uuid[]) AS w(id) LEFT JOIN orders o ON o.id = w.id"
-                + " WHERE o.status IS DISTINCT FROM 'CANCELLED'", List.copyOf(load.cancelled.keySet()));
+        long cancel = count(
+                "SELECT count(*) FROM unnest(?::uuid[]) AS w(id) LEFT JOIN orders o ON o.id = w.id"
+                        + " WHERE o.status IS DISTINCT FROM 'CANCELLED'",
+                List.copyOf(load.cancelled.keySet()));
         note(d, cancel, "cancels answered 200 but the order is not cancelled");
-        long events = env.count("SELECT count(*) FROM orders o LEFT JOIN (SELECT aggregate_id, count(*) n,"
-                + " max(aggregate_version) v FROM message_outbox WHERE aggregate_type = 'order' GROUP BY aggregate_id) m"
-                + " ON m.aggregate_id = o.id::text WHERE m.n IS DISTINCT FROM o.version OR m.v IS DISTINCT FROM o.version");
+        long events = env.count(
+                "SELECT count(*) FROM orders o LEFT JOIN (SELECT aggregate_id, count(*) n,"
+                        + " max(aggregate_version) v FROM message_outbox WHERE aggregate_type = 'order' GROUP BY aggregate_id) m"
+                        + " ON m.aggregate_id = o.id::text WHERE m.n IS DISTINCT FROM o.version OR m.v IS DISTINCT FROM o.version");
         note(d, events, "orders whose outbox rows are not exactly versions 1..version");
         long notDelivered = env.count("SELECT count(*) FROM message_outbox m WHERE NOT EXISTS (SELECT 1"
                 + " FROM processed_messages p WHERE p.consumer_name = 'ledger' AND p.message_id = m.id::text)");
@@ -64,11 +75,16 @@ final class Invariants {
         long notApplied = env.count("SELECT count(*) FROM message_outbox m WHERE NOT EXISTS (SELECT 1"
                 + " FROM ledger_journal j WHERE j.message_id = m.id::text)");
         note(d, notApplied, "events the ledger consumer never applied (not in ledger_journal)");
-        examples(d, "SELECT m.id, m.aggregate_id, m.aggregate_version, m.message_type, m.status FROM message_outbox m"
-                + " WHERE NOT EXISTS (SELECT 1 FROM ledger_journal j WHERE j.message_id = m.id::text) LIMIT 5");
-        return new Check(1, "every 201 order exists; every event of every committed order reached the ledger queue"
-                + " (dedupe record) and was applied (journal)", missing + capture + cancel + events + notDelivered
-                + notApplied, d);
+        examples(
+                d,
+                "SELECT m.id, m.aggregate_id, m.aggregate_version, m.message_type, m.status FROM message_outbox m"
+                        + " WHERE NOT EXISTS (SELECT 1 FROM ledger_journal j WHERE j.message_id = m.id::text) LIMIT 5");
+        return new Check(
+                1,
+                "every 201 order exists; every event of every committed order reached the ledger queue"
+                        + " (dedupe record) and was applied (journal)",
+                missing + capture + cancel + events + notDelivered + notApplied,
+                d);
     }
 
     /** 2: one capture and one refund entry per payment, of the order's total, and nothing else. */
@@ -124,9 +140,10 @@ final class Invariants {
             ids.add(p.orderId());
         }
         long other;
-        try (Connection c = env.connection(); PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM"
-                + " unnest(?::text[], ?::uuid[]) AS w(customer, id) JOIN orders o ON o.customer_id = w.customer"
-                + " WHERE o.id <> w.id")) {
+        try (Connection c = env.connection();
+                PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM"
+                        + " unnest(?::text[], ?::uuid[]) AS w(customer, id) JOIN orders o ON o.customer_id = w.customer"
+                        + " WHERE o.id <> w.id")) {
             ps.setArray(1, c.createArrayOf("text", customers.toArray()));
             ps.setArray(2, c.createArrayOf("uuid", ids.toArray()));
             try (ResultSet rs = ps.executeQuery()) {
@@ -135,12 +152,18 @@ final class Invariants {
             }
         }
         note(d, other, "orders under a key whose 201 named another order");
-        long refused = load.unexpected.stream().filter(Workload.Unexpected::retried).count();
+        long refused =
+                load.unexpected.stream().filter(Workload.Unexpected::retried).count();
         note(d, refused, "retried writes answered with an error (the retry was not idempotent)");
-        load.unexpected.stream().filter(Workload.Unexpected::retried).limit(5)
+        load.unexpected.stream()
+                .filter(Workload.Unexpected::retried)
+                .limit(5)
                 .forEach(u -> d.add("  " + u.op() + " " + u.orderId() + ": " + u.status() + " " + u.body()));
-        return new Check(4, "an idempotent retry never created a second order (nor a second effect)",
-                twice + other + refused, d);
+        return new Check(
+                4,
+                "an idempotent retry never created a second order (nor a second effect)",
+                twice + other + refused,
+                d);
     }
 
     /** 5: nothing left in flight or failed, nothing parked, held or dead-lettered by a transient fault. */
@@ -149,15 +172,20 @@ final class Invariants {
         long rows = env.count("SELECT count(*) FROM message_outbox WHERE status IN ('PENDING', 'IN_PROGRESS',"
                 + " 'RETRYABLE_FAILED', 'PARKED')");
         note(d, rows, "outbox rows PENDING, IN_PROGRESS, RETRYABLE_FAILED or PARKED");
-        examples(d, "SELECT status, last_error_code, count(*) FROM message_outbox WHERE status <> 'PUBLISHED'"
-                + " GROUP BY 1, 2");
+        examples(
+                d,
+                "SELECT status, last_error_code, count(*) FROM message_outbox WHERE status <> 'PUBLISHED'"
+                        + " GROUP BY 1, 2");
         long held = env.count("SELECT count(*) FROM consumer_held_messages");
         note(d, held, "messages still held by a consumer waiting for a predecessor");
         long failed = env.count("SELECT count(*) FROM consumer_failures WHERE dead_lettered_at IS NOT NULL");
         note(d, failed, "messages the consumer dead-lettered");
         note(d, deadLettered, "messages in " + Topology.deadLetterQueueOf(Topology.LEDGER_QUEUE));
-        return new Check(5, "no row left IN_PROGRESS or RETRYABLE_FAILED; nothing parked by a transient fault",
-                rows + held + failed + deadLettered, d);
+        return new Check(
+                5,
+                "no row left IN_PROGRESS or RETRYABLE_FAILED; nothing parked by a transient fault",
+                rows + held + failed + deadLettered,
+                d);
     }
 
     /** 6: no 5xx but a 503 while the database was unreachable (its backends had just been terminated). */
@@ -172,8 +200,8 @@ final class Invariants {
                 if (other <= 5) {
                     d.add("  " + e.status() + " " + e.code() + " on " + e.op() + " at " + e.atMillis() / 1000.0 + " s");
                 }
-            } else if (databaseOutages.stream().noneMatch(w -> e.atMillis() >= w.fromMillis()
-                    && e.atMillis() <= w.toMillis())) {
+            } else if (databaseOutages.stream()
+                    .noneMatch(w -> e.atMillis() >= w.fromMillis() && e.atMillis() <= w.toMillis())) {
                 outside++;
                 if (outside <= 5) {
                     d.add("  503 on " + e.op() + " at " + e.atMillis() / 1000.0 + " s, no database fault near it");
@@ -189,7 +217,8 @@ final class Invariants {
     }
 
     private long count(String sql, List<UUID> ids) throws SQLException {
-        try (Connection c = env.connection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = env.connection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
             Array a = c.createArrayOf("uuid", ids.toArray());
             ps.setArray(1, a);
             try (ResultSet rs = ps.executeQuery()) {

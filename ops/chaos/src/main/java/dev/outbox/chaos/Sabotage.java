@@ -7,8 +7,7 @@ import java.util.Set;
  * each check can fail: a soak whose checks cannot fail proves nothing.
  */
 final class Sabotage {
-    private Sabotage() {
-    }
+    private Sabotage() {}
 
     static void apply(ChaosEnv env, Set<String> what, Workload load) {
         for (String s : what) {
@@ -40,8 +39,9 @@ final class Sabotage {
                 }
                 // a row left failed: invariant 5
                 case "outbox" -> {
-                    env.execute("UPDATE message_outbox SET status = 'RETRYABLE_FAILED', last_error_code = 'CONNECTION_LOST'"
-                            + " WHERE id = (SELECT id FROM message_outbox WHERE status = 'PUBLISHED' LIMIT 1)");
+                    env.execute(
+                            "UPDATE message_outbox SET status = 'RETRYABLE_FAILED', last_error_code = 'CONNECTION_LOST'"
+                                    + " WHERE id = (SELECT id FROM message_outbox WHERE status = 'PUBLISHED' LIMIT 1)");
                     yield "set one PUBLISHED row to RETRYABLE_FAILED";
                 }
                 default -> throw new IllegalArgumentException("unknown sabotage " + s);

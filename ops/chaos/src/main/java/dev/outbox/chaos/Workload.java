@@ -27,20 +27,16 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class Workload {
     /** An order the API answered 201 for. */
-    record Placed(String key, UUID orderId, String total, boolean replayed) {
-    }
+    record Placed(String key, UUID orderId, String total, boolean replayed) {}
 
     /** A write the client gave up on: it does not know whether it happened. */
-    record Abandoned(String op, String key, UUID orderId, String lastFailure) {
-    }
+    record Abandoned(String op, String key, UUID orderId, String lastFailure) {}
 
     /** A 5xx answer: when (ms since the soak started) and which problem code. */
-    record ServerError(long atMillis, int status, String code, String op) {
-    }
+    record ServerError(long atMillis, int status, String code, String op) {}
 
     /** An answer no correct run produces, e.g. 409 for a retried capture: the retry was not idempotent. */
-    record Unexpected(String op, String key, UUID orderId, int status, String body, boolean retried) {
-    }
+    record Unexpected(String op, String key, UUID orderId, int status, String body, boolean retried) {}
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration OP_DEADLINE = Duration.ofSeconds(90);
@@ -96,8 +92,10 @@ final class Workload {
 
     private void client(int n) {
         Random rnd = new Random(seed * 1_000_003L + n);
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(2)).build();
+        HttpClient http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(2))
+                .build();
         Client c = new Client(http, rnd, n);
         while (running) {
             try {
@@ -139,7 +137,11 @@ final class Workload {
             boolean capture = life >= 25 && life < 50 || life >= 65;
             boolean cancel = life >= 50;
             if (capture) {
-                Answer c = write("capture", key + "-capture", id, "/orders/" + id + "/capture",
+                Answer c = write(
+                        "capture",
+                        key + "-capture",
+                        id,
+                        "/orders/" + id + "/capture",
                         "{\"amount\":\"" + total + "\"}");
                 if (c == null || c.status != 200) {
                     return;
@@ -147,8 +149,8 @@ final class Workload {
                 captured.put(id, true);
             }
             if (cancel) {
-                Answer c = write("cancel", key + "-cancel", id, "/orders/" + id + "/cancel",
-                        "{\"reason\":\"chaos soak\"}");
+                Answer c = write(
+                        "cancel", key + "-cancel", id, "/orders/" + id + "/cancel", "{\"reason\":\"chaos soak\"}");
                 if (c != null && c.status == 200) {
                     cancelled.put(id, true);
                 }
@@ -168,8 +170,11 @@ final class Workload {
                     retries.incrementAndGet();
                 }
                 HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ports.get(api) + path))
-                        .timeout(Duration.ofSeconds(5)).header("Content-Type", "application/json")
-                        .header("Idempotency-Key", key).POST(HttpRequest.BodyPublishers.ofString(body)).build();
+                        .timeout(Duration.ofSeconds(5))
+                        .header("Content-Type", "application/json")
+                        .header("Idempotency-Key", key)
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build();
                 requests.incrementAndGet();
                 try {
                     HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
@@ -179,7 +184,9 @@ final class Workload {
                         lastFailure = status + " " + code(r.body());
                         count(lastFailure);
                     } else {
-                        boolean replayed = r.headers().firstValue("Idempotent-Replayed").map("true"::equals)
+                        boolean replayed = r.headers()
+                                .firstValue("Idempotent-Replayed")
+                                .map("true"::equals)
                                 .orElse(false);
                         if (replayed) {
                             replays.incrementAndGet();
@@ -215,8 +222,7 @@ final class Workload {
         }
     }
 
-    private record Answer(int status, String body, boolean replayed) {
-    }
+    private record Answer(int status, String body, boolean replayed) {}
 
     private void count(String failure) {
         failures.computeIfAbsent(failure, f -> new AtomicLong()).incrementAndGet();

@@ -26,14 +26,18 @@ class FaultPlanTest {
         for (long seed = 0; seed < 200; seed++) {
             Duration window = Duration.ofSeconds(40); // --short
             FaultPlan plan = FaultPlan.draw(seed, window, Duration.ofMillis(2500), LEASE, true, true);
-            Set<FaultPlan.Kind> kinds = plan.faults().stream().map(FaultPlan.Fault::kind)
+            Set<FaultPlan.Kind> kinds = plan.faults().stream()
+                    .map(FaultPlan.Fault::kind)
                     .collect(Collectors.toCollection(() -> EnumSet.noneOf(FaultPlan.Kind.class)));
             assertEquals(EnumSet.allOf(FaultPlan.Kind.class), kinds, "seed " + seed);
             for (FaultPlan.Fault f : plan.faults()) {
                 assertTrue(f.at().plus(f.length()).compareTo(window) < 0, "seed " + seed + ": " + f);
             }
-            assertTrue(plan.faults().stream().anyMatch(f -> f.kind() == FaultPlan.Kind.PAUSE_RELAY
-                    && f.length().compareTo(LEASE) > 0), "a pause outlasts the lease, seed " + seed);
+            assertTrue(
+                    plan.faults().stream()
+                            .anyMatch(f -> f.kind() == FaultPlan.Kind.PAUSE_RELAY
+                                    && f.length().compareTo(LEASE) > 0),
+                    "a pause outlasts the lease, seed " + seed);
         }
     }
 
@@ -42,7 +46,8 @@ class FaultPlanTest {
         FaultPlan noRestart = FaultPlan.draw(7, Duration.ofMinutes(5), Duration.ofSeconds(2), LEASE, false, true);
         assertFalse(noRestart.faults().stream().anyMatch(f -> f.kind() == FaultPlan.Kind.BROKER_RESTART));
         FaultPlan noCtl = FaultPlan.draw(7, Duration.ofMinutes(5), Duration.ofSeconds(2), LEASE, true, false);
-        assertFalse(noCtl.faults().stream().anyMatch(f -> f.kind() == FaultPlan.Kind.BROKER_RESTART
-                || f.kind() == FaultPlan.Kind.CLOSE_CONNECTION));
+        assertFalse(noCtl.faults().stream()
+                .anyMatch(
+                        f -> f.kind() == FaultPlan.Kind.BROKER_RESTART || f.kind() == FaultPlan.Kind.CLOSE_CONNECTION));
     }
 }

@@ -52,15 +52,19 @@ public final class EmbeddedBroker implements AutoCloseable {
         context.put("qpid.broker.defaultPreferenceStoreAttributes", "{\"type\": \"Noop\"}");
         Map<String, Object> attributes = new HashMap<>();
         attributes.put("type", "JSON");
-        attributes.put("storePath", workDir.resolve("config.json").toAbsolutePath().toString());
+        attributes.put(
+                "storePath", workDir.resolve("config.json").toAbsolutePath().toString());
         attributes.put("initialConfigurationLocation", initialConfig.toUri().toString());
         attributes.put("startupLoggedToSystemOut", false);
         attributes.put("context", context);
         SystemLauncher launcher = new SystemLauncher();
         long started = System.nanoTime();
         launcher.startup(attributes);
-        LOG.info("embedded AMQP broker (Qpid Broker-J) on amqp://127.0.0.1:{}/ in {} ms, data in {}", actualPort,
-                (System.nanoTime() - started) / 1_000_000, workDir.toAbsolutePath());
+        LOG.info(
+                "embedded AMQP broker (Qpid Broker-J) on amqp://127.0.0.1:{}/ in {} ms, data in {}",
+                actualPort,
+                (System.nanoTime() - started) / 1_000_000,
+                workDir.toAbsolutePath());
         return new EmbeddedBroker(launcher, actualPort, workDir);
     }
 

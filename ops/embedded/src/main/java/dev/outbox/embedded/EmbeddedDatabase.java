@@ -42,8 +42,11 @@ public final class EmbeddedDatabase implements AutoCloseable {
         }
         EmbeddedPostgres postgres = builder.start();
         EmbeddedDatabase db = new EmbeddedDatabase(postgres, dataDir);
-        LOG.info("embedded PostgreSQL on {} in {} ms, data in {}", db.jdbcUrl(),
-                (System.nanoTime() - started) / 1_000_000, dataDir.toAbsolutePath());
+        LOG.info(
+                "embedded PostgreSQL on {} in {} ms, data in {}",
+                db.jdbcUrl(),
+                (System.nanoTime() - started) / 1_000_000,
+                dataDir.toAbsolutePath());
         return db;
     }
 

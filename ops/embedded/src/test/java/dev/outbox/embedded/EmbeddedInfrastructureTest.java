@@ -29,7 +29,8 @@ class EmbeddedInfrastructureTest {
                 Statement s = c.createStatement()) {
             s.execute("CREATE TABLE kept (v text)");
             s.execute("INSERT INTO kept VALUES ('survives')");
-            try (ResultSet rs = s.executeQuery("SELECT pg_try_advisory_lock(1), current_setting('server_version_num')")) {
+            try (ResultSet rs =
+                    s.executeQuery("SELECT pg_try_advisory_lock(1), current_setting('server_version_num')")) {
                 assertTrue(rs.next() && rs.getBoolean(1), "advisory locks work");
             }
         }
@@ -51,20 +52,29 @@ class EmbeddedInfrastructureTest {
             port = broker.port();
             ConnectionFactory f = new ConnectionFactory();
             f.setUri(broker.uri());
-            try (Connection conn = f.newConnection(); Channel ch = conn.createChannel()) {
+            try (Connection conn = f.newConnection();
+                    Channel ch = conn.createChannel()) {
                 ch.exchangeDeclare("x", "topic", true);
                 ch.queueDeclare("q", true, false, false, null);
                 ch.queueBind("q", "x", "k");
                 ch.confirmSelect();
-                ch.basicPublish("x", "k", true, new AMQP.BasicProperties.Builder().deliveryMode(2).messageId("m1")
-                        .build(), "kept".getBytes(StandardCharsets.UTF_8));
+                ch.basicPublish(
+                        "x",
+                        "k",
+                        true,
+                        new AMQP.BasicProperties.Builder()
+                                .deliveryMode(2)
+                                .messageId("m1")
+                                .build(),
+                        "kept".getBytes(StandardCharsets.UTF_8));
                 assertTrue(ch.waitForConfirms(5_000), "acked");
                 java.util.concurrent.CountDownLatch returned = new java.util.concurrent.CountDownLatch(1);
                 ch.addReturnListener(r -> returned.countDown());
                 ch.basicPublish("x", "nobody", true, null, new byte[0]);
                 // Qpid nacks it and then returns it (RabbitMQ returns it and then acks)
                 assertTrue(!ch.waitForConfirms(5_000), "nacked");
-                assertTrue(returned.await(5, java.util.concurrent.TimeUnit.SECONDS),
+                assertTrue(
+                        returned.await(5, java.util.concurrent.TimeUnit.SECONDS),
                         "an unroutable mandatory message is returned");
             }
         }
@@ -72,7 +82,8 @@ class EmbeddedInfrastructureTest {
         try (EmbeddedBroker broker = EmbeddedBroker.start(work, port)) {
             ConnectionFactory f = new ConnectionFactory();
             f.setUri(broker.uri());
-            try (Connection conn = f.newConnection(); Channel ch = conn.createChannel()) {
+            try (Connection conn = f.newConnection();
+                    Channel ch = conn.createChannel()) {
                 GetResponse r = ch.basicGet("q", true);
                 assertNotNull(r, "the durable message survived the restart");
                 assertEquals("m1", r.getProps().getMessageId());

@@ -28,8 +28,8 @@ public final class Launcher implements AutoCloseable {
     private final LedgerConsumerApp ledger;
     private final Settings settings;
 
-    private Launcher(List<AutoCloseable> started, ApiApp api, RelayApp relay, LedgerConsumerApp ledger,
-            Settings settings) {
+    private Launcher(
+            List<AutoCloseable> started, ApiApp api, RelayApp relay, LedgerConsumerApp ledger, Settings settings) {
         this.ledger = ledger;
         this.started = started;
         this.api = api;
@@ -123,9 +123,13 @@ public final class Launcher implements AutoCloseable {
         try {
             launcher = start(settings.with(infra.overrides()));
         } catch (ConfigurationException | DataAccessException | UncheckedIOException e) {
-            LOG.error("cannot start: {}{}", e.getMessage(), e instanceof DataAccessException
-                    && settings.optional("OUTBOX_DB_URL").isPresent()
-                    ? " (OUTBOX_DB_URL is set, so no embedded database is used: fix it or unset it)" : "");
+            LOG.error(
+                    "cannot start: {}{}",
+                    e.getMessage(),
+                    e instanceof DataAccessException
+                                    && settings.optional("OUTBOX_DB_URL").isPresent()
+                            ? " (OUTBOX_DB_URL is set, so no embedded database is used: fix it or unset it)"
+                            : "");
             infra.close();
             System.exit(2);
             return;

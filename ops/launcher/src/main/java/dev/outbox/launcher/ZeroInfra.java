@@ -38,26 +38,28 @@ public final class ZeroInfra implements AutoCloseable {
     }
 
     public static ZeroInfra startMissing(Settings settings) throws Exception {
-        Path dataDir = Path.of(settings.string("OUTBOX_DATA_DIR", ".outbox-data")).toAbsolutePath();
+        Path dataDir =
+                Path.of(settings.string("OUTBOX_DATA_DIR", ".outbox-data")).toAbsolutePath();
         Map<String, String> overrides = new LinkedHashMap<>();
         EmbeddedDatabase database = null;
         EmbeddedBroker broker = null;
         try {
             if (settings.optional("OUTBOX_DB_URL").isEmpty()) {
-                database = EmbeddedDatabase.start(dataDir.resolve("postgres"),
-                        settings.integer("OUTBOX_EMBEDDED_DB_PORT", 0, 0, 65_535));
+                database = EmbeddedDatabase.start(
+                        dataDir.resolve("postgres"), settings.integer("OUTBOX_EMBEDDED_DB_PORT", 0, 0, 65_535));
                 overrides.put("OUTBOX_DB_URL", database.jdbcUrl());
                 overrides.put("OUTBOX_DB_USER", database.user());
             }
             String amqp = settings.optional("OUTBOX_AMQP_URI").orElse(null);
             if (amqp == null) {
-                broker = EmbeddedBroker.start(dataDir.resolve("broker"),
-                        settings.integer("OUTBOX_EMBEDDED_AMQP_PORT", 0, 0, 65_535));
+                broker = EmbeddedBroker.start(
+                        dataDir.resolve("broker"), settings.integer("OUTBOX_EMBEDDED_AMQP_PORT", 0, 0, 65_535));
                 overrides.put("OUTBOX_AMQP_URI", broker.uri());
             } else {
-                requireReachable(BrokerConfig.from(settings, amqp, "outbox-launcher-check"),
-                        settings.duration("OUTBOX_STARTUP_WAIT", Duration.ofSeconds(30), Duration.ZERO,
-                                Duration.ofHours(1)));
+                requireReachable(
+                        BrokerConfig.from(settings, amqp, "outbox-launcher-check"),
+                        settings.duration(
+                                "OUTBOX_STARTUP_WAIT", Duration.ofSeconds(30), Duration.ZERO, Duration.ofHours(1)));
             }
             return new ZeroInfra(database, broker, overrides);
         } catch (Exception e) {

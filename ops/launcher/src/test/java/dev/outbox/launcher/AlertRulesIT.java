@@ -31,8 +31,8 @@ import org.yaml.snakeyaml.Yaml;
  */
 class AlertRulesIT {
     private static final Pattern METRIC = Pattern.compile("\\b(outbox_[a-z_]+|up)\\b");
-    private static final Set<String> REQUIRED = Set.of("OutboxOldestPendingTooOld", "OutboxParkedMessages",
-            "OutboxRelayDown", "OutboxLostLeases");
+    private static final Set<String> REQUIRED =
+            Set.of("OutboxOldestPendingTooOld", "OutboxParkedMessages", "OutboxRelayDown", "OutboxLostLeases");
 
     @Test
     @SuppressWarnings("unchecked")
@@ -116,11 +116,15 @@ class AlertRulesIT {
         env.put("OUTBOX_RELAY_HTTP_PORT", "0");
         env.put("OUTBOX_LEDGER_HTTP_PORT", "0");
         Set<String> names = new HashSet<>();
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        HttpClient http =
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         try (Launcher launcher = Launcher.start(new Settings(env))) {
             for (int port : new int[] {launcher.api().port(), launcher.relay().httpPort()}) {
-                String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
-                        .build(), HttpResponse.BodyHandlers.ofString()).body();
+                String body = http.send(
+                                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString())
+                        .body();
                 for (String line : body.split("\n")) {
                     if (!line.startsWith("#") && !line.isBlank()) {
                         names.add(line.split("[{ ]")[0]);

@@ -37,7 +37,8 @@ class EndToEndIT {
     private static final TestDatabase DB = TestDatabase.get();
     private static final TestBroker BROKER = TestBroker.get();
     private static final SchemaRegistry DRAFT7 = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_7);
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final List<AutoCloseable> closing = new ArrayList<>();
 
     @BeforeEach
@@ -66,8 +67,11 @@ class EndToEndIT {
     }
 
     private JsonNode post(int port, String path, String body) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() >= 300) {
             throw new AssertionError(r.statusCode() + " " + r.body());
@@ -76,8 +80,13 @@ class EndToEndIT {
     }
 
     private String placeAndCapture(int port) throws Exception {
-        String id = post(port, "/orders", "{\"customerId\":\"c-1\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"SKU-1\","
-                + "\"quantity\":2,\"unitPrice\":\"21.25\"}]}").get("id").asText();
+        String id = post(
+                        port,
+                        "/orders",
+                        "{\"customerId\":\"c-1\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"SKU-1\","
+                                + "\"quantity\":2,\"unitPrice\":\"21.25\"}]}")
+                .get("id")
+                .asText();
         post(port, "/orders/" + id + "/capture", "{\"amount\":\"42.50\"}");
         return id;
     }
@@ -89,16 +98,21 @@ class EndToEndIT {
         String id = placeAndCapture(launcher.api().port());
         post(launcher.api().port(), "/orders/" + id + "/cancel", "{\"reason\":\"customer asked\"}");
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> DB.count(
-                "SELECT count(*) FROM ledger_entries WHERE order_id = ?::uuid", id) == 2);
-        await().atMost(Duration.ofSeconds(10)).until(() -> DB.count(
-                "SELECT count(*) FROM message_outbox WHERE status = 'PUBLISHED'") == 4);
-        List<Map<String, Object>> entries = DB.rows("SELECT entry_type, amount::text AS amount, currency FROM"
-                + " ledger_entries WHERE order_id = ?::uuid ORDER BY entry_type", id);
-        assertEquals(List.of(Map.of("entry_type", "CAPTURE", "amount", "42.5000", "currency", "EUR"),
-                Map.of("entry_type", "REFUND", "amount", "42.5000", "currency", "EUR")), entries);
-        await().atMost(Duration.ofSeconds(10)).until(() -> DB.count(
-                "SELECT count(*) FROM processed_messages WHERE consumer_name = 'ledger'") == 4);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> DB.count("SELECT count(*) FROM ledger_entries WHERE order_id = ?::uuid", id) == 2);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> DB.count("SELECT count(*) FROM message_outbox WHERE status = 'PUBLISHED'") == 4);
+        List<Map<String, Object>> entries = DB.rows(
+                "SELECT entry_type, amount::text AS amount, currency FROM"
+                        + " ledger_entries WHERE order_id = ?::uuid ORDER BY entry_type",
+                id);
+        assertEquals(
+                List.of(
+                        Map.of("entry_type", "CAPTURE", "amount", "42.5000", "currency", "EUR"),
+                        Map.of("entry_type", "REFUND", "amount", "42.5000", "currency", "EUR")),
+                entries);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> DB.count("SELECT count(*) FROM processed_messages WHERE consumer_name = 'ledger'") == 4);
     }
 
     @Test
@@ -113,13 +127,18 @@ class EndToEndIT {
             post(port, "/orders/" + refunded + "/cancel", "{\"reason\":\"customer asked\"}");
             List<TestBroker.Received> received = wire.await(7, Duration.ofSeconds(20));
 
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                    + "/asyncapi.json")).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/asyncapi.json"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertEquals(200, r.statusCode());
-            assertEquals("application/json", r.headers().firstValue("Content-Type").orElse(""));
+            assertEquals(
+                    "application/json", r.headers().firstValue("Content-Type").orElse(""));
             JsonNode doc = Json.mapper().readTree(r.body());
             try (InputStream spec = EndToEndIT.class.getResourceAsStream("/asyncapi/3.0.0.json")) {
-                assertEquals(List.of(), DRAFT7.getSchema(Json.mapper().readTree(spec)).validate(doc),
+                assertEquals(
+                        List.of(),
+                        DRAFT7.getSchema(Json.mapper().readTree(spec)).validate(doc),
                         "the served document is valid AsyncAPI 3.0.0");
             }
 
@@ -129,23 +148,45 @@ class EndToEndIT {
                 types.add(type);
                 JsonNode message = doc.get("components").get("messages").get(type + ".v" + m.header("message_version"));
                 assertNotNull(message, type + " is documented");
-                assertEquals(List.of(), DRAFT7.getSchema(message.get("payload")).validate(Json.mapper().readTree(m.body())),
+                assertEquals(
+                        List.of(),
+                        DRAFT7.getSchema(message.get("payload"))
+                                .validate(Json.mapper().readTree(m.body())),
                         type + " body");
                 Map<String, Object> headers = new HashMap<>();
                 m.delivery().getProperties().getHeaders().keySet().forEach(k -> headers.put(k, m.header(k)));
-                assertEquals(List.of(), DRAFT7.getSchema(message.get("headers")).validate(Json.mapper().valueToTree(headers)),
+                assertEquals(
+                        List.of(),
+                        DRAFT7.getSchema(message.get("headers"))
+                                .validate(Json.mapper().valueToTree(headers)),
                         type + " headers " + headers);
-                assertEquals(message.get("contentType").asText(), m.delivery().getProperties().getContentType());
+                assertEquals(
+                        message.get("contentType").asText(),
+                        m.delivery().getProperties().getContentType());
                 String channel = doc.get("operations").properties().stream()
-                        .filter(op -> op.getValue().get("messages").toString().contains("/messages/" + message.get("name").asText() + ".v"))
-                        .map(op -> op.getValue().get("channel").get("$ref").asText()).findFirst().orElseThrow();
+                        .filter(op -> op.getValue()
+                                .get("messages")
+                                .toString()
+                                .contains("/messages/" + message.get("name").asText() + ".v"))
+                        .map(op -> op.getValue().get("channel").get("$ref").asText())
+                        .findFirst()
+                        .orElseThrow();
                 JsonNode ch = doc.get("channels").get(channel.substring("#/channels/".length()));
-                assertEquals(m.delivery().getEnvelope().getRoutingKey(), ch.get("address").asText());
-                assertEquals(m.delivery().getEnvelope().getExchange(), ch.get("bindings").get("amqp").get("exchange")
-                        .get("name").asText());
+                assertEquals(
+                        m.delivery().getEnvelope().getRoutingKey(),
+                        ch.get("address").asText());
+                assertEquals(
+                        m.delivery().getEnvelope().getExchange(),
+                        ch.get("bindings")
+                                .get("amqp")
+                                .get("exchange")
+                                .get("name")
+                                .asText());
             }
-            assertEquals(Set.of("order.created", "payment.captured", "order.shipped", "order.cancelled",
-                    "payment.refunded"), types, "every type the service emits went over the wire");
+            assertEquals(
+                    Set.of("order.created", "payment.captured", "order.shipped", "order.cancelled", "payment.refunded"),
+                    types,
+                    "every type the service emits went over the wire");
         }
     }
 

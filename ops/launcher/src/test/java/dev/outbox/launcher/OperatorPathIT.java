@@ -40,8 +40,7 @@ class OperatorPathIT {
     private final List<AutoCloseable> closing = new ArrayList<>();
     private String url;
 
-    record Result(int code, String out, String err) {
-    }
+    record Result(int code, String out, String err) {}
 
     @BeforeEach
     void start() {
@@ -73,7 +72,9 @@ class OperatorPathIT {
         all.addAll(List.of(args));
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = new CommandLine(new Outboxctl(Map.of())).setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
+        int code = new CommandLine(new Outboxctl(Map.of()))
+                .setOut(new PrintWriter(out))
+                .setErr(new PrintWriter(err))
                 .execute(all.toArray(String[]::new));
         Result r = new Result(code, out.toString(), err.toString());
         assertFalse(r.out().contains(TOKEN) || r.err().contains(TOKEN), "the token was printed");
@@ -94,14 +95,21 @@ class OperatorPathIT {
     void anOperatorFindsAParkedMessageFixesTheTopologyRetriesItAndWatchesItPublish() throws Exception {
         // a message for a routing key nothing is bound to: the relay's mandatory publish comes back 312
         UUID id = UUID.randomUUID();
-        DB.update("INSERT INTO message_outbox (id, aggregate_type, aggregate_id, message_type, exchange_name,"
-                + " routing_key, payload) VALUES (?, 'ops', 'operator-path', 'ops.test', ?, ?, '{}'::jsonb)",
-                id, Topology.ORDERS_EXCHANGE, ROUTING_KEY);
+        DB.update(
+                "INSERT INTO message_outbox (id, aggregate_type, aggregate_id, message_type, exchange_name,"
+                        + " routing_key, payload) VALUES (?, 'ops', 'operator-path', 'ops.test', ?, ?, '{}'::jsonb)",
+                id,
+                Topology.ORDERS_EXCHANGE,
+                ROUTING_KEY);
 
         // 1. find it: the parked list shows it once the relay has tried
-        await().atMost(Duration.ofSeconds(20)).until(() -> ok("list", "--status", "PARKED").out().contains(id.toString()));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> ok("list", "--status", "PARKED").out().contains(id.toString()));
         Result parked = ok("list", "--status", "PARKED");
-        assertTrue(hasLine(parked.out(), id + "\\s+PARKED\\s+ops\\.test\\s+ops/operator-path\\s+-\\s+1\\s+UNROUTABLE\\s+\\S+"),
+        assertTrue(
+                hasLine(
+                        parked.out(),
+                        id + "\\s+PARKED\\s+ops\\.test\\s+ops/operator-path\\s+-\\s+1\\s+UNROUTABLE\\s+\\S+"),
                 parked.out());
         assertTrue(hasLine(ok("stats").out(), "UNROUTABLE\\s+1"));
 
@@ -119,21 +127,30 @@ class OperatorPathIT {
             assertEquals("RETRY: 1 message(s)\n  " + id + "\n", retry.out());
 
             // 5. watch it go out
-            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
-                JsonNode row = Json.mapper().readTree(ok("show", id.toString(), "--json").out());
-                return "PUBLISHED".equals(row.path("status").asText());
-            });
+            await().atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> {
+                        JsonNode row = Json.mapper()
+                                .readTree(ok("show", id.toString(), "--json").out());
+                        return "PUBLISHED".equals(row.path("status").asText());
+                    });
             List<TestBroker.Received> received = queue.await(1, Duration.ofSeconds(10));
-            assertTrue(received.stream().anyMatch(m -> id.toString().equals(m.messageId())),
+            assertTrue(
+                    received.stream().anyMatch(m -> id.toString().equals(m.messageId())),
                     "the broker delivered the message under its own id");
             assertEquals("{}", received.get(0).body());
         }
 
         // 6. the repair is on record, under the operator's name
         Result audit = ok("audit", "--message-id", id.toString());
-        assertTrue(hasLine(audit.out(), "\\S+\\s+night-shift\\s+operator\\s+RETRY\\s+1\\s+" + id
-                + "\\s+bound a queue to " + Pattern.quote(ROUTING_KEY)), audit.out());
-        JsonNode entries = Json.mapper().readTree(ok("audit", "--message-id", id.toString(), "--json").out())
+        assertTrue(
+                hasLine(
+                        audit.out(),
+                        "\\S+\\s+night-shift\\s+operator\\s+RETRY\\s+1\\s+" + id + "\\s+bound a queue to "
+                                + Pattern.quote(ROUTING_KEY)),
+                audit.out());
+        JsonNode entries = Json.mapper()
+                .readTree(ok("audit", "--message-id", id.toString(), "--json").out())
                 .get("items");
         assertEquals(1, entries.size());
         assertEquals("RETRY", entries.get(0).get("action").asText());

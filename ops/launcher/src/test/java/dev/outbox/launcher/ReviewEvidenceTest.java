@@ -35,9 +35,10 @@ class ReviewEvidenceTest {
     void everyPathAndTestTheReviewNamesExists() throws IOException {
         Map<String, Path> testFiles;
         try (Stream<Path> files = Files.walk(root)) {
-            testFiles = files.filter(f -> f.toString().contains("/src/test/java/") && f.toString().endsWith(".java"))
-                    .collect(Collectors.toMap(f -> f.getFileName().toString().replace(".java", ""), f -> f,
-                            (a, b) -> a));
+            testFiles = files.filter(f -> f.toString().contains("/src/test/java/")
+                            && f.toString().endsWith(".java"))
+                    .collect(Collectors.toMap(
+                            f -> f.getFileName().toString().replace(".java", ""), f -> f, (a, b) -> a));
         }
         List<String> missing = new ArrayList<>();
         int paths = 0;
@@ -64,7 +65,8 @@ class ReviewEvidenceTest {
             }
         }
         assertEquals(List.of(), missing);
-        assertTrue(paths > 30 && tests > 40, "the review names its evidence (" + paths + " paths, " + tests + " tests)");
+        assertTrue(
+                paths > 30 && tests > 40, "the review names its evidence (" + paths + " paths, " + tests + " tests)");
     }
 
     @Test
@@ -72,13 +74,21 @@ class ReviewEvidenceTest {
         String review = review();
         String pr = review.substring(review.indexOf("## §32"), review.indexOf("## §33"));
         String internal = review.substring(review.indexOf("## §33"));
-        assertEquals(15, Pattern.compile("(?m)^\\*\\*\\d+\\. ").matcher(pr).results().count(), "§32 has 15 questions");
-        assertEquals(22, Pattern.compile("(?m)^\\*\\*\\d+\\. ").matcher(internal).results().count(),
+        assertEquals(
+                15, Pattern.compile("(?m)^\\*\\*\\d+\\. ").matcher(pr).results().count(), "§32 has 15 questions");
+        assertEquals(
+                22,
+                Pattern.compile("(?m)^\\*\\*\\d+\\. ")
+                        .matcher(internal)
+                        .results()
+                        .count(),
                 "§33 has 22 questions");
         for (String answer : pr.split("(?m)^\\*\\*")) {
             if (answer.matches("(?s)\\d+\\..*")) {
-                assertTrue(answer.contains("Proof:"), "every §32 answer names its proof: " + answer.lines().findFirst()
-                        .orElse(""));
+                assertTrue(
+                        answer.contains("Proof:"),
+                        "every §32 answer names its proof: "
+                                + answer.lines().findFirst().orElse(""));
             }
         }
     }

@@ -25,8 +25,7 @@ import picocli.CommandLine.Spec;
 
 /** The commands of {@link Outboxctl}, one class each. */
 final class Commands {
-    private Commands() {
-    }
+    private Commands() {}
 
     /**
      * What every command shares: the client from the global options, and the mapping of failures
@@ -103,7 +102,9 @@ final class Commands {
         return o == null ? null : o.toString();
     }
 
-    @Command(name = "stats", mixinStandardHelpOptions = true,
+    @Command(
+            name = "stats",
+            mixinStandardHelpOptions = true,
             description = "Counts by status, published in the last hour, oldest pending age, parked by error code.")
     static final class Stats extends Base {
         @Override
@@ -118,43 +119,87 @@ final class Commands {
         }
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true,
-            description = {"Search outbox messages, newest first.",
-                "Example: outboxctl list --status PARKED --error-code UNROUTABLE --from 2h"})
+    @Command(
+            name = "list",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Search outbox messages, newest first.",
+                "Example: outboxctl list --status PARKED --error-code UNROUTABLE --from 2h"
+            })
     static final class ListRows extends Base {
-        @Option(names = "--status", paramLabel = "STATUS", description = "PENDING, IN_PROGRESS, PUBLISHED, RETRYABLE_FAILED, PARKED or CANCELLED")
+        @Option(
+                names = "--status",
+                paramLabel = "STATUS",
+                description = "PENDING, IN_PROGRESS, PUBLISHED, RETRYABLE_FAILED, PARKED or CANCELLED")
         String status;
+
         @Option(names = "--type", paramLabel = "TYPE", description = "message type, e.g. order.created")
         String type;
+
         @Option(names = "--aggregate-type", paramLabel = "TYPE", description = "e.g. order")
         String aggregateType;
+
         @Option(names = "--aggregate-id", paramLabel = "ID", description = "e.g. the order id")
         String aggregateId;
-        @Option(names = "--correlation-id", paramLabel = "ID", description = "the X-Correlation-Id of the request that wrote it")
+
+        @Option(
+                names = "--correlation-id",
+                paramLabel = "ID",
+                description = "the X-Correlation-Id of the request that wrote it")
         String correlationId;
+
         @Option(names = "--tenant", paramLabel = "TENANT", description = "tenant id")
         String tenant;
+
         @Option(names = "--error-code", paramLabel = "CODE", description = "last error code, e.g. UNROUTABLE")
         String errorCode;
-        @Option(names = "--from", converter = TimeConverter.class, paramLabel = "TIME",
+
+        @Option(
+                names = "--from",
+                converter = TimeConverter.class,
+                paramLabel = "TIME",
                 description = "created at or after: 2026-11-30T09:00:00Z, 2026-11-30, or an age like 2h")
         Instant from;
-        @Option(names = "--to", converter = TimeConverter.class, paramLabel = "TIME",
+
+        @Option(
+                names = "--to",
+                converter = TimeConverter.class,
+                paramLabel = "TIME",
                 description = "created before (same forms as --from)")
         Instant to;
+
         @Option(names = "--limit", paramLabel = "N", description = "rows per page, 1-500 (default 50; 500 with --all)")
         Integer limit;
+
         @Option(names = "--after", paramLabel = "CURSOR", description = "the cursor a previous page printed")
         String after;
+
         @Option(names = "--all", description = "follow the cursors and print every matching row")
         boolean all;
 
         @Override
         int run(OpsClient client, PrintWriter out, PrintWriter err) {
-            Map<String, String> q = OpsClient.params("status", upper(status), "messageType", type,
-                    "aggregateType", aggregateType, "aggregateId", aggregateId, "correlationId", correlationId,
-                    "tenantId", tenant, "errorCode", upper(errorCode), "createdFrom", str(from), "createdTo", str(to),
-                    "limit", str(limit == null && all ? Integer.valueOf(500) : limit));
+            Map<String, String> q = OpsClient.params(
+                    "status",
+                    upper(status),
+                    "messageType",
+                    type,
+                    "aggregateType",
+                    aggregateType,
+                    "aggregateId",
+                    aggregateId,
+                    "correlationId",
+                    correlationId,
+                    "tenantId",
+                    tenant,
+                    "errorCode",
+                    upper(errorCode),
+                    "createdFrom",
+                    str(from),
+                    "createdTo",
+                    str(to),
+                    "limit",
+                    str(limit == null && all ? Integer.valueOf(500) : limit));
             List<JsonNode> rows = new ArrayList<>();
             String cursor = after;
             String next;
@@ -187,14 +232,16 @@ final class Commands {
             }
             out.print(Views.list(rows));
             if (!rows.isEmpty()) {
-                out.println(rows.size() + " message(s)" + (!all && next != null
-                        ? "; more match: add --after " + next + " (or --all)" : ""));
+                out.println(rows.size() + " message(s)"
+                        + (!all && next != null ? "; more match: add --after " + next + " (or --all)" : ""));
             }
             return Outboxctl.OK;
         }
     }
 
-    @Command(name = "show", mixinStandardHelpOptions = true,
+    @Command(
+            name = "show",
+            mixinStandardHelpOptions = true,
             description = "One message: status, attempts, next attempt, last error, lease, what blocks it, payload.")
     static final class Show extends Base {
         @Parameters(paramLabel = "ID", description = "the message id (the outbox row id, the AMQP messageId)")
@@ -223,7 +270,8 @@ final class Commands {
 
         @Override
         int run(OpsClient client, PrintWriter out, PrintWriter err) {
-            JsonNode r = client.post("/ops/outbox/" + OpsClient.segment(id) + "/" + verb(),
+            JsonNode r = client.post(
+                    "/ops/outbox/" + OpsClient.segment(id) + "/" + verb(),
                     OpsClient.body(OpsClient.params("reason", reason())));
             if (json()) {
                 printJson(out, r);
@@ -234,7 +282,9 @@ final class Commands {
         }
     }
 
-    @Command(name = "retry", mixinStandardHelpOptions = true,
+    @Command(
+            name = "retry",
+            mixinStandardHelpOptions = true,
             description = "Make a PARKED or RETRYABLE_FAILED message due now, same id, fresh attempt budget.")
     static final class Retry extends SingleAction {
         @Option(names = "--reason", paramLabel = "TEXT", description = "why, for the audit trail")
@@ -251,10 +301,15 @@ final class Commands {
         }
     }
 
-    @Command(name = "cancel", mixinStandardHelpOptions = true,
+    @Command(
+            name = "cancel",
+            mixinStandardHelpOptions = true,
             description = "Never send a PENDING, RETRYABLE_FAILED or PARKED message. The service requires --reason.")
     static final class Cancel extends SingleAction {
-        @Option(names = "--reason", paramLabel = "TEXT", description = "why (required by the service, kept in the audit trail)")
+        @Option(
+                names = "--reason",
+                paramLabel = "TEXT",
+                description = "why (required by the service, kept in the audit trail)")
         String reason;
 
         @Override
@@ -268,7 +323,9 @@ final class Commands {
         }
     }
 
-    @Command(name = "release", mixinStandardHelpOptions = true,
+    @Command(
+            name = "release",
+            mixinStandardHelpOptions = true,
             description = "Take a stuck IN_PROGRESS message from its relay (its late outcome is then refused).")
     static final class Release extends SingleAction {
         @Option(names = "--reason", paramLabel = "TEXT", description = "why, for the audit trail")
@@ -285,17 +342,24 @@ final class Commands {
         }
     }
 
-    @Command(name = "replay", mixinStandardHelpOptions = true,
-            description = {"Publish PUBLISHED messages again, same ids (consumers deduplicate).",
+    @Command(
+            name = "replay",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Publish PUBLISHED messages again, same ids (consumers deduplicate).",
                 "One message (replay ID) or every published message of an aggregate, in version order",
-                "(replay --aggregate-type T --aggregate-id A)."})
+                "(replay --aggregate-type T --aggregate-id A)."
+            })
     static final class Replay extends Base {
         @Parameters(paramLabel = "ID", arity = "0..1", description = "the message id")
         String id;
+
         @Option(names = "--aggregate-type", paramLabel = "TYPE", description = "replay a whole aggregate: its type")
         String aggregateType;
+
         @Option(names = "--aggregate-id", paramLabel = "ID", description = "replay a whole aggregate: its id")
         String aggregateId;
+
         @Option(names = "--reason", paramLabel = "TEXT", description = "why, for the audit trail")
         String reason;
 
@@ -310,10 +374,13 @@ final class Commands {
                 if (aggregateType == null || aggregateId == null) {
                     throw usage("--aggregate-type and --aggregate-id go together");
                 }
-                r = client.post("/ops/outbox/replay-aggregate", OpsClient.body(OpsClient.params("aggregateType",
-                        aggregateType, "aggregateId", aggregateId, "reason", reason)));
+                r = client.post(
+                        "/ops/outbox/replay-aggregate",
+                        OpsClient.body(OpsClient.params(
+                                "aggregateType", aggregateType, "aggregateId", aggregateId, "reason", reason)));
             } else {
-                r = client.post("/ops/outbox/" + OpsClient.segment(id) + "/replay",
+                r = client.post(
+                        "/ops/outbox/" + OpsClient.segment(id) + "/replay",
                         OpsClient.body(OpsClient.params("reason", reason)));
             }
             if (json()) {
@@ -325,29 +392,46 @@ final class Commands {
         }
     }
 
-    @Command(name = "retry-bulk", mixinStandardHelpOptions = true,
-            description = {"Retry every PARKED / RETRYABLE_FAILED message matching a filter, in chunks.",
+    @Command(
+            name = "retry-bulk",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Retry every PARKED / RETRYABLE_FAILED message matching a filter, in chunks.",
                 "Counts first (a dry run), then retries at most that many; --dry-run only counts.",
-                "Example: outboxctl retry-bulk --error-code UNROUTABLE --from 2h --dry-run"})
+                "Example: outboxctl retry-bulk --error-code UNROUTABLE --from 2h --dry-run"
+            })
     static final class RetryBulk extends Base {
         static final int BAR_WIDTH = 30;
 
         @Option(names = "--error-code", paramLabel = "CODE", description = "last error code, e.g. UNROUTABLE")
         String errorCode;
+
         @Option(names = "--type", paramLabel = "TYPE", description = "message type")
         String type;
+
         @Option(names = "--status", paramLabel = "STATUS", description = "PARKED or RETRYABLE_FAILED (default: both)")
         String status;
-        @Option(names = "--from", converter = TimeConverter.class, paramLabel = "TIME",
+
+        @Option(
+                names = "--from",
+                converter = TimeConverter.class,
+                paramLabel = "TIME",
                 description = "created at or after (ISO instant, date, or an age like 2h)")
         Instant from;
+
         @Option(names = "--to", converter = TimeConverter.class, paramLabel = "TIME", description = "created before")
         Instant to;
+
         @Option(names = "--dry-run", description = "only count what matches; change nothing")
         boolean dryRun;
+
         @Option(names = "--reason", paramLabel = "TEXT", description = "why, for the audit trail")
         String reason;
-        @Option(names = "--chunk", paramLabel = "N", defaultValue = "500",
+
+        @Option(
+                names = "--chunk",
+                paramLabel = "N",
+                defaultValue = "500",
                 description = "messages per request, 1-1000 (default ${DEFAULT-VALUE})")
         int chunk;
 
@@ -480,7 +564,9 @@ final class Commands {
         }
     }
 
-    @Command(name = "reconcile", mixinStandardHelpOptions = true,
+    @Command(
+            name = "reconcile",
+            mixinStandardHelpOptions = true,
             description = "Orders missing events, expired leases, blocked aggregates, side effects left pending.")
     static final class Reconcile extends Base {
         @Override
@@ -495,20 +581,24 @@ final class Commands {
         }
     }
 
-    @Command(name = "audit", mixinStandardHelpOptions = true,
+    @Command(
+            name = "audit",
+            mixinStandardHelpOptions = true,
             description = "Who repaired what, when and why, newest first.")
     static final class Audit extends Base {
         @Option(names = "--message-id", paramLabel = "ID", description = "only entries touching this message")
         String messageId;
+
         @Option(names = "--limit", paramLabel = "N", description = "entries, 1-500 (default 50)")
         Integer limit;
+
         @Option(names = "--after", paramLabel = "CURSOR", description = "the cursor a previous page printed")
         String after;
 
         @Override
         int run(OpsClient client, PrintWriter out, PrintWriter err) {
-            JsonNode page = client.get("/ops/audit", OpsClient.params("messageId", messageId, "limit", str(limit),
-                    "after", after));
+            JsonNode page = client.get(
+                    "/ops/audit", OpsClient.params("messageId", messageId, "limit", str(limit), "after", after));
             if (json()) {
                 printJson(out, page);
                 return Outboxctl.OK;

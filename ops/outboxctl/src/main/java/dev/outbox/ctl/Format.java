@@ -7,8 +7,7 @@ import java.time.temporal.ChronoUnit;
 
 /** How values read on a terminal. Pure. */
 final class Format {
-    private Format() {
-    }
+    private Format() {}
 
     /** A JSON field as text, or {@code null} when it is missing or JSON null. */
     static String text(JsonNode node, String field) {

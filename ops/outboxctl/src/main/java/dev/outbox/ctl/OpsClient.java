@@ -74,7 +74,8 @@ public final class OpsClient {
     }
 
     public JsonNode post(String path, JsonNode body) {
-        return send(request(path).header("Content-Type", "application/json")
+        return send(request(path)
+                .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8)));
     }
 
@@ -102,7 +103,10 @@ public final class OpsClient {
             if (e.getValue() == null || e.getValue().isBlank()) {
                 continue;
             }
-            q.append(q.length() == 0 ? '?' : '&').append(encode(e.getKey())).append('=').append(encode(e.getValue()));
+            q.append(q.length() == 0 ? '?' : '&')
+                    .append(encode(e.getKey()))
+                    .append('=')
+                    .append(encode(e.getValue()));
         }
         return q.toString();
     }
@@ -143,8 +147,11 @@ public final class OpsClient {
         int status = response.statusCode();
         if (status >= 200 && status < 300) {
             if (json == null) {
-                throw new ServerError(status, "unexpected_response", "the answer is not JSON: " + firstLine(
-                        response.body()), List.of());
+                throw new ServerError(
+                        status,
+                        "unexpected_response",
+                        "the answer is not JSON: " + firstLine(response.body()),
+                        List.of());
             }
             return json;
         }
@@ -158,12 +165,20 @@ public final class OpsClient {
             }
             String code = Format.text(json, "code");
             String detail = Format.text(json, "detail");
-            return fail(status, code == null ? "error" : code, detail != null ? detail
-                    : Format.text(json, "title") != null ? Format.text(json, "title") : "(no detail)", errors);
+            return fail(
+                    status,
+                    code == null ? "error" : code,
+                    detail != null
+                            ? detail
+                            : Format.text(json, "title") != null ? Format.text(json, "title") : "(no detail)",
+                    errors);
         }
         // not a problem document: a proxy, a wrong URL, another service on this port
-        return fail(status, "http_" + status, "not an outbox problem answer"
-                + (response.body().isBlank() ? "" : ": " + firstLine(response.body())), List.of());
+        return fail(
+                status,
+                "http_" + status,
+                "not an outbox problem answer" + (response.body().isBlank() ? "" : ": " + firstLine(response.body())),
+                List.of());
     }
 
     private static JsonNode fail(int status, String code, String detail, List<ServerError.FieldError> errors) {

@@ -15,15 +15,34 @@ import picocli.CommandLine.Spec;
  * {@code outboxctl}: the operator API of the outbox service from a terminal. Exit codes: 0 done,
  * 1 the service answered with an error, 2 usage error, 3 the service could not be reached.
  */
-@Command(name = "outboxctl", mixinStandardHelpOptions = true, versionProvider = Outboxctl.Version.class,
-        description = {"Find, inspect and repair outbox messages through the service's operator API.",
-            "Global options may come before or after the command. See ops/RUNBOOK.md."},
-        subcommands = {Commands.Stats.class, Commands.ListRows.class, Commands.Show.class, Commands.Retry.class,
-            Commands.RetryBulk.class, Commands.Cancel.class, Commands.Replay.class, Commands.Release.class,
-            Commands.Reconcile.class, Commands.Audit.class, CommandLine.HelpCommand.class},
+@Command(
+        name = "outboxctl",
+        mixinStandardHelpOptions = true,
+        versionProvider = Outboxctl.Version.class,
+        description = {
+            "Find, inspect and repair outbox messages through the service's operator API.",
+            "Global options may come before or after the command. See ops/RUNBOOK.md."
+        },
+        subcommands = {
+            Commands.Stats.class,
+            Commands.ListRows.class,
+            Commands.Show.class,
+            Commands.Retry.class,
+            Commands.RetryBulk.class,
+            Commands.Cancel.class,
+            Commands.Replay.class,
+            Commands.Release.class,
+            Commands.Reconcile.class,
+            Commands.Audit.class,
+            CommandLine.HelpCommand.class
+        },
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:done", "1:the service answered with an error (printed as 'status code: detail')",
-            "2:usage error", "3:the service could not be reached"})
+        exitCodeList = {
+            "0:done",
+            "1:the service answered with an error (printed as 'status code: detail')",
+            "2:usage error",
+            "3:the service could not be reached"
+        })
 public final class Outboxctl implements Callable<Integer> {
     public static final int OK = 0;
     public static final int SERVER_ERROR = 1;
@@ -36,20 +55,31 @@ public final class Outboxctl implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--url", scope = ScopeType.INHERIT, paramLabel = "URL",
+    @Option(
+            names = "--url",
+            scope = ScopeType.INHERIT,
+            paramLabel = "URL",
             description = "base URL of the service (default: $OUTBOX_URL, else " + DEFAULT_URL + ")")
     String url;
 
-    @Option(names = "--token", scope = ScopeType.INHERIT, paramLabel = "TOKEN",
+    @Option(
+            names = "--token",
+            scope = ScopeType.INHERIT,
+            paramLabel = "TOKEN",
             description = "bearer token (default: $OUTBOX_OPS_TOKEN; prefer the variable, a command line is"
                     + " visible to other users)")
     String token;
 
-    @Option(names = "--operator", scope = ScopeType.INHERIT, paramLabel = "NAME",
+    @Option(
+            names = "--operator",
+            scope = ScopeType.INHERIT,
+            paramLabel = "NAME",
             description = "your name in the audit trail, sent as X-Operator (default: $USER)")
     String operator;
 
-    @Option(names = "--json", scope = ScopeType.INHERIT,
+    @Option(
+            names = "--json",
+            scope = ScopeType.INHERIT,
             description = "print the service's JSON instead of tables, for scripts")
     boolean json;
 
@@ -90,12 +120,14 @@ public final class Outboxctl implements Callable<Integer> {
         try {
             URI u = new URI(base);
             if (!("http".equalsIgnoreCase(u.getScheme()) || "https".equalsIgnoreCase(u.getScheme()))
-                    || u.getHost() == null || u.getRawUserInfo() != null || u.getRawQuery() != null) {
+                    || u.getHost() == null
+                    || u.getRawUserInfo() != null
+                    || u.getRawQuery() != null) {
                 throw new URISyntaxException(base, "need http(s)://host[:port], without user, query or fragment");
             }
         } catch (URISyntaxException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "Invalid URL '" + base + "' (--url / OUTBOX_URL): use http://host:port");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "Invalid URL '" + base + "' (--url / OUTBOX_URL): use http://host:port");
         }
         String t = token != null ? token : env.get("OUTBOX_OPS_TOKEN");
         String who = operator;

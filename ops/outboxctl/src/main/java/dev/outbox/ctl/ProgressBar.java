@@ -2,8 +2,7 @@ package dev.outbox.ctl;
 
 /** A text progress bar such as {@code [#####-----] 120/300}. Pure. */
 public final class ProgressBar {
-    private ProgressBar() {
-    }
+    private ProgressBar() {}
 
     /**
      * {@code done} of {@code total} drawn with {@code width} cells; {@code done} is clamped to

@@ -10,8 +10,7 @@ public final class ServerError extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     /** One field of a validation failure. */
-    public record FieldError(String field, String message) {
-    }
+    public record FieldError(String field, String message) {}
 
     private final int status;
     private final String code;

@@ -50,8 +50,8 @@ public final class Table {
     /** Adds a row; {@code null} cells print as {@code -}, missing trailing cells as empty. */
     public Table row(Object... cells) {
         if (cells.length > headers.length) {
-            throw new IllegalArgumentException("row has " + cells.length + " cells, table has " + headers.length
-                    + " columns");
+            throw new IllegalArgumentException(
+                    "row has " + cells.length + " cells, table has " + headers.length + " columns");
         }
         String[] r = new String[headers.length];
         for (int i = 0; i < headers.length; i++) {

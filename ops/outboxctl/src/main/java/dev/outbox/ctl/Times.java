@@ -17,8 +17,7 @@ import java.util.regex.Pattern;
 final class Times {
     private static final Pattern AGO = Pattern.compile("(\\d{1,9})([smhd])");
 
-    private Times() {
-    }
+    private Times() {}
 
     static Instant parse(String value, Clock clock) {
         String v = value.trim();

@@ -11,8 +11,7 @@ import java.util.Map;
 final class Views {
     private static final String[] STATUSES = {"PENDING", "IN_PROGRESS", "RETRYABLE_FAILED", "PARKED"};
 
-    private Views() {
-    }
+    private Views() {}
 
     /** {@code GET /ops/outbox/stats}. */
     static String stats(JsonNode s) {
@@ -30,7 +29,10 @@ final class Views {
         }
         StringBuilder out = new StringBuilder(counts.render()).append('\n');
         out.append(kv("published last hour", s.path("publishedLastHour").asLong(), 20));
-        out.append(kv("oldest pending age", Format.age(s.path("oldestPendingAgeSeconds").asDouble()), 20));
+        out.append(kv(
+                "oldest pending age",
+                Format.age(s.path("oldestPendingAgeSeconds").asDouble()),
+                20));
         out.append(kv("blocked aggregates", s.path("blockedAggregates").asLong(), 20));
         JsonNode parked = s.path("parkedByErrorCode");
         out.append('\n');
@@ -50,10 +52,20 @@ final class Views {
     /** The rows of a {@code GET /ops/outbox} page (or of several pages put together). */
     static String list(Iterable<JsonNode> rows) {
         Table t = Table.of("ID", "STATUS", "TYPE", "AGGREGATE", "VER", "ATTEMPTS", "ERROR", "CREATED")
-                .maxWidth(2, 32).maxWidth(3, 40).rightAlign(4).rightAlign(5);
+                .maxWidth(2, 32)
+                .maxWidth(3, 40)
+                .rightAlign(4)
+                .rightAlign(5);
         for (JsonNode r : rows) {
-            t.row(text(r, "id"), text(r, "status"), text(r, "messageType"), aggregate(r), text(r, "aggregateVersion"),
-                    r.path("attemptCount").asInt(), text(r, "lastErrorCode"), instant(text(r, "createdAt")));
+            t.row(
+                    text(r, "id"),
+                    text(r, "status"),
+                    text(r, "messageType"),
+                    aggregate(r),
+                    text(r, "aggregateVersion"),
+                    r.path("attemptCount").asInt(),
+                    text(r, "lastErrorCode"),
+                    instant(text(r, "createdAt")));
         }
         return t.size() == 0 ? "no messages match\n" : t.render();
     }
@@ -64,16 +76,22 @@ final class Views {
         String id = text(r, "id");
         out.append(kv("id", id));
         out.append(kv("status", text(r, "status")));
-        out.append(kv("message type", text(r, "messageType") + " v" + r.path("messageVersion").asInt(1)));
+        out.append(kv(
+                "message type",
+                text(r, "messageType") + " v" + r.path("messageVersion").asInt(1)));
         String version = text(r, "aggregateVersion");
-        out.append(kv("aggregate", aggregate(r) + (version == null ? " (no version: not ordered)" : " version " + version)));
+        out.append(kv(
+                "aggregate", aggregate(r) + (version == null ? " (no version: not ordered)" : " version " + version)));
         out.append(kv("exchange", text(r, "exchange")));
         out.append(kv("routing key", text(r, "routingKey")));
         out.append(kv("attempts", r.path("attemptCount").asInt()));
         out.append(kv("next attempt at", instant(text(r, "nextAttemptAt"))));
-        out.append(kv("last error", text(r, "lastErrorCode") == null ? null
-                : text(r, "lastErrorCode") + (text(r, "lastErrorMessage") == null ? ""
-                        : ": " + text(r, "lastErrorMessage"))));
+        out.append(kv(
+                "last error",
+                text(r, "lastErrorCode") == null
+                        ? null
+                        : text(r, "lastErrorCode")
+                                + (text(r, "lastErrorMessage") == null ? "" : ": " + text(r, "lastErrorMessage"))));
         out.append(kv("lease", lease(r.get("lease"))));
         out.append(kv("blocked by", blocker(r.get("blockedBy"))));
         out.append(kv("created at", instant(text(r, "createdAt"))));
@@ -86,8 +104,10 @@ final class Views {
         if (payload != null && !payload.isNull()) {
             out.append(kv("payload", payload.toString()));
         } else if (r.hasNonNull("payloadBytes")) {
-            out.append(kv("payload", r.get("payloadBytes").asInt() + " bytes, sha256 " + text(r, "payloadSha256")
-                    + " (content shown to the operator token only)"));
+            out.append(kv(
+                    "payload",
+                    r.get("payloadBytes").asInt() + " bytes, sha256 " + text(r, "payloadSha256")
+                            + " (content shown to the operator token only)"));
         }
         JsonNode headers = r.get("headers");
         out.append(kv("headers", headers == null || headers.isNull() ? null : headers.toString()));
@@ -115,8 +135,9 @@ final class Views {
                     return "waits for version " + text(blocker, "aggregateVersion") + " of its aggregate: fix that one"
                             + " first (outboxctl show " + text(blocker, "id") + ")";
                 }
-                return status.equals("PENDING") ? "waiting for a relay: if it stays here, is a relay running?"
-                        + " (outboxctl stats: oldest pending age)"
+                return status.equals("PENDING")
+                        ? "waiting for a relay: if it stays here, is a relay running?"
+                                + " (outboxctl stats: oldest pending age)"
                         : "the relay retries it by itself at its next attempt; outboxctl retry " + id
                                 + " makes it due now";
             case "PARKED":
@@ -155,7 +176,10 @@ final class Views {
     /** {@code {"action","affected","ids"}} of a single repair. */
     static String action(JsonNode a) {
         StringBuilder out = new StringBuilder();
-        out.append(text(a, "action")).append(": ").append(a.path("affected").asLong()).append(" message(s)");
+        out.append(text(a, "action"))
+                .append(": ")
+                .append(a.path("affected").asLong())
+                .append(" message(s)");
         JsonNode ids = a.path("ids");
         if (ids.isArray() && !ids.isEmpty()) {
             out.append('\n');
@@ -177,40 +201,59 @@ final class Views {
         out.append("NOT OK: see below\n");
         JsonNode missing = r.path("ordersMissingEvents");
         if (!missing.isEmpty()) {
-            Table t = Table.of("ORDER", "ORDER VERSION", "LAST OUTBOX VERSION").rightAlign(1).rightAlign(2);
+            Table t = Table.of("ORDER", "ORDER VERSION", "LAST OUTBOX VERSION")
+                    .rightAlign(1)
+                    .rightAlign(2);
             missing.forEach(m -> t.row(text(m, "orderId"), text(m, "orderVersion"), text(m, "lastOutboxVersion")));
             out.append("\nOrders whose latest change has no outbox row (written around the outbox):\n")
                     .append(t.render());
         }
         JsonNode expired = r.path("expiredLeases");
         if (!expired.isEmpty()) {
-            Table t = Table.of("ID", "TYPE", "LOCKED BY", "LOCKED AT", "ATTEMPTS").rightAlign(4);
-            expired.forEach(e -> t.row(text(e, "id"), text(e, "messageType"), text(e, "lockedBy"),
-                    instant(text(e, "lockedAt")), text(e, "attemptCount")));
+            Table t =
+                    Table.of("ID", "TYPE", "LOCKED BY", "LOCKED AT", "ATTEMPTS").rightAlign(4);
+            expired.forEach(e -> t.row(
+                    text(e, "id"),
+                    text(e, "messageType"),
+                    text(e, "lockedBy"),
+                    instant(text(e, "lockedAt")),
+                    text(e, "attemptCount")));
             out.append("\nExpired leases (a relay took them and went quiet; outboxctl release <id>):\n")
                     .append(t.render());
         }
         JsonNode blocked = r.path("blockedAggregates");
         if (!blocked.isEmpty()) {
-            Table t = Table.of("AGGREGATE", "PARKED ID", "PARKED VER", "ERROR", "WAITING").rightAlign(2).rightAlign(4);
-            blocked.forEach(b -> t.row(text(b, "aggregateType") + "/" + text(b, "aggregateId"), text(b, "parkedId"),
-                    text(b, "parkedVersion"), text(b, "errorCode"), text(b, "waiting")));
+            Table t = Table.of("AGGREGATE", "PARKED ID", "PARKED VER", "ERROR", "WAITING")
+                    .rightAlign(2)
+                    .rightAlign(4);
+            blocked.forEach(b -> t.row(
+                    text(b, "aggregateType") + "/" + text(b, "aggregateId"),
+                    text(b, "parkedId"),
+                    text(b, "parkedVersion"),
+                    text(b, "errorCode"),
+                    text(b, "waiting")));
             out.append("\nAggregates held back by a parked version (retry or cancel the parked one):\n")
                     .append(t.render());
         }
         JsonNode waiting = r.path("waitingConsumers");
         if (!waiting.isEmpty()) {
-            Table t = Table.of("CONSUMER", "AGGREGATE", "WAITS FOR VER", "HELD", "SINCE").rightAlign(2).rightAlign(3);
-            waiting.forEach(w -> t.row(text(w, "consumerName"), text(w, "aggregateType") + "/" + text(w, "aggregateId"),
-                    text(w, "waitingForVersion"), text(w, "held"), instant(text(w, "heldSince"))));
+            Table t = Table.of("CONSUMER", "AGGREGATE", "WAITS FOR VER", "HELD", "SINCE")
+                    .rightAlign(2)
+                    .rightAlign(3);
+            waiting.forEach(w -> t.row(
+                    text(w, "consumerName"),
+                    text(w, "aggregateType") + "/" + text(w, "aggregateId"),
+                    text(w, "waitingForVersion"),
+                    text(w, "held"),
+                    instant(text(w, "heldSince"))));
             out.append("\nConsumers holding later versions while the next one has not come (was it cancelled?):\n")
                     .append(t.render());
         }
         JsonNode effects = r.path("pendingSideEffects");
         if (!effects.isEmpty()) {
             Table t = Table.of("CONSUMER", "MESSAGE", "EFFECT", "STARTED");
-            effects.forEach(e -> t.row(text(e, "consumerName"), text(e, "messageId"), text(e, "effect"),
-                    instant(text(e, "startedAt"))));
+            effects.forEach(e -> t.row(
+                    text(e, "consumerName"), text(e, "messageId"), text(e, "effect"), instant(text(e, "startedAt"))));
             out.append("\nSide effects started but never finished (check by hand whether they happened):\n")
                     .append(t.render());
         }
@@ -219,13 +262,22 @@ final class Views {
 
     /** {@code GET /ops/audit}. */
     static String audit(JsonNode page) {
-        Table t = Table.of("AT", "ACTOR", "ROLE", "ACTION", "AFFECTED", "MESSAGES", "REASON").rightAlign(4)
-                .maxWidth(1, 24).maxWidth(6, 60);
+        Table t = Table.of("AT", "ACTOR", "ROLE", "ACTION", "AFFECTED", "MESSAGES", "REASON")
+                .rightAlign(4)
+                .maxWidth(1, 24)
+                .maxWidth(6, 60);
         for (JsonNode a : page.path("items")) {
             JsonNode ids = a.path("messageIds");
-            String messages = ids.isEmpty() ? "-" : ids.get(0).asText() + (ids.size() > 1 ? " +" + (ids.size() - 1) : "");
-            t.row(instant(text(a, "at")), text(a, "actor"), text(a, "role"), text(a, "action"), text(a, "affected"),
-                    messages, text(a, "reason"));
+            String messages =
+                    ids.isEmpty() ? "-" : ids.get(0).asText() + (ids.size() > 1 ? " +" + (ids.size() - 1) : "");
+            t.row(
+                    instant(text(a, "at")),
+                    text(a, "actor"),
+                    text(a, "role"),
+                    text(a, "action"),
+                    text(a, "affected"),
+                    messages,
+                    text(a, "reason"));
         }
         return t.size() == 0 ? "no audit entries\n" : t.render();
     }

@@ -32,14 +32,13 @@ import picocli.CommandLine;
 class OutboxctlIT {
     static final String OPERATOR = "op-secret-" + UUID.randomUUID();
     static final String READER = "read-secret-" + UUID.randomUUID();
-    private static final Pattern UUID_PATTERN = Pattern.compile(
-            "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+    private static final Pattern UUID_PATTERN =
+            Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
     private static final TestDatabase DB = TestDatabase.get();
     private static ApiApp app;
     private static String url;
 
-    record Result(int code, String out, String err) {
-    }
+    record Result(int code, String out, String err) {}
 
     @BeforeAll
     static void start() {
@@ -72,7 +71,9 @@ class OutboxctlIT {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         // an empty environment: nothing of the machine running the tests leaks in
-        int code = new CommandLine(new Outboxctl(Map.of())).setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
+        int code = new CommandLine(new Outboxctl(Map.of()))
+                .setOut(new PrintWriter(out))
+                .setErr(new PrintWriter(err))
                 .execute(all.toArray(String[]::new));
         Result r = new Result(code, out.toString(), err.toString());
         for (String secret : List.of(OPERATOR, READER)) {
@@ -93,20 +94,36 @@ class OutboxctlIT {
     /** An outbox row in the given state, as the relay would have left it. */
     static UUID row(String status, String errorCode, String type, String aggregate, Long version) {
         UUID id = UUID.randomUUID();
-        DB.update("INSERT INTO message_outbox (id, aggregate_type, aggregate_id, aggregate_version, message_type,"
-                + " exchange_name, routing_key, payload, correlation_id, tenant_id) VALUES (?, 'order', ?, ?, ?,"
-                + " 'orders.events', ?, '{\"total\":\"42.50\"}'::jsonb, 'corr-' || ?, 'tenant-a')",
-                id, aggregate, version, type, type, aggregate);
+        DB.update(
+                "INSERT INTO message_outbox (id, aggregate_type, aggregate_id, aggregate_version, message_type,"
+                        + " exchange_name, routing_key, payload, correlation_id, tenant_id) VALUES (?, 'order', ?, ?, ?,"
+                        + " 'orders.events', ?, '{\"total\":\"42.50\"}'::jsonb, 'corr-' || ?, 'tenant-a')",
+                id,
+                aggregate,
+                version,
+                type,
+                type,
+                aggregate);
         switch (status) {
-            case "PENDING" -> { }
-            case "PUBLISHED" -> DB.update("UPDATE message_outbox SET status = 'PUBLISHED', published_at = now(),"
-                    + " attempt_count = 1 WHERE id = ?", id);
-            case "IN_PROGRESS" -> DB.update("UPDATE message_outbox SET status = 'IN_PROGRESS', locked_by = 'relay-x',"
-                    + " locked_at = now() - interval '1 hour', lease_token = nextval('message_outbox_lease_token_seq'),"
-                    + " attempt_count = 1 WHERE id = ?", id);
-            default -> DB.update("UPDATE message_outbox SET status = ?, last_error_code = ?,"
-                    + " last_error_message = 'basic.return 312 NO_ROUTE', attempt_count = 5 WHERE id = ?",
-                    status, errorCode, id);
+            case "PENDING" -> {}
+            case "PUBLISHED" ->
+                DB.update(
+                        "UPDATE message_outbox SET status = 'PUBLISHED', published_at = now(),"
+                                + " attempt_count = 1 WHERE id = ?",
+                        id);
+            case "IN_PROGRESS" ->
+                DB.update(
+                        "UPDATE message_outbox SET status = 'IN_PROGRESS', locked_by = 'relay-x',"
+                                + " locked_at = now() - interval '1 hour', lease_token = nextval('message_outbox_lease_token_seq'),"
+                                + " attempt_count = 1 WHERE id = ?",
+                        id);
+            default ->
+                DB.update(
+                        "UPDATE message_outbox SET status = ?, last_error_code = ?,"
+                                + " last_error_message = 'basic.return 312 NO_ROUTE', attempt_count = 5 WHERE id = ?",
+                        status,
+                        errorCode,
+                        id);
         }
         return id;
     }
@@ -154,7 +171,8 @@ class OutboxctlIT {
 
         Result page = ok(op("list", "--status", "PARKED", "--limit", "3"));
         assertEquals(3, idsIn(page.out()).size(), page.out());
-        assertTrue(hasLine(page.out(), "ID\\s+STATUS\\s+TYPE\\s+AGGREGATE\\s+VER\\s+ATTEMPTS\\s+ERROR\\s+CREATED"),
+        assertTrue(
+                hasLine(page.out(), "ID\\s+STATUS\\s+TYPE\\s+AGGREGATE\\s+VER\\s+ATTEMPTS\\s+ERROR\\s+CREATED"),
                 page.out());
         Matcher next = Pattern.compile("add --after (\\S+) \\(or --all\\)").matcher(page.out());
         assertTrue(next.find(), page.out());
@@ -172,17 +190,21 @@ class OutboxctlIT {
         assertFalse(all.out().contains("--after"), "nothing more to fetch");
         for (String line : all.out().split("\n")) {
             if (UUID_PATTERN.matcher(line).find()) {
-                assertTrue(line.matches(UUID_PATTERN + "\\s+PARKED\\s+order\\.created\\s+order/p\\d\\s+1\\s+5\\s+"
-                        + "UNROUTABLE\\s+\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ"), line);
+                assertTrue(
+                        line.matches(UUID_PATTERN + "\\s+PARKED\\s+order\\.created\\s+order/p\\d\\s+1\\s+5\\s+"
+                                + "UNROUTABLE\\s+\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ"),
+                        line);
             }
         }
 
         Result byCorrelation = ok(op("list", "--correlation-id", "corr-p3"));
         assertEquals(1, idsIn(byCorrelation.out()).size(), byCorrelation.out());
-        Result byAggregate = ok(op("list", "--aggregate-type", "order", "--aggregate-id", "pub", "--tenant",
-                "tenant-a"));
+        Result byAggregate =
+                ok(op("list", "--aggregate-type", "order", "--aggregate-id", "pub", "--tenant", "tenant-a"));
         assertEquals(List.of(published), idsIn(byAggregate.out()));
-        assertEquals("no messages match\n", ok(op("list", "--type", "nothing.like.this")).out());
+        assertEquals(
+                "no messages match\n",
+                ok(op("list", "--type", "nothing.like.this")).out());
     }
 
     @Test
@@ -198,7 +220,8 @@ class OutboxctlIT {
         assertTrue(parked.out().contains("outboxctl retry " + v1), parked.out());
 
         Result blocked = ok(op("show", v2.toString()));
-        assertTrue(blocked.out().contains("blocked by:       " + v1 + " (version 1, PARKED, UNROUTABLE)\n"),
+        assertTrue(
+                blocked.out().contains("blocked by:       " + v1 + " (version 1, PARKED, UNROUTABLE)\n"),
                 blocked.out());
 
         UUID leased = row("IN_PROGRESS", null, "order.created", "l", 1L);
@@ -218,7 +241,8 @@ class OutboxctlIT {
         assertEquals("RETRY: 1 message(s)\n  " + id + "\n", r.out());
         assertEquals("PENDING", status(id));
         assertEquals(0, DB.count("SELECT attempt_count FROM message_outbox WHERE id = ?", id));
-        assertEquals(List.of(Map.of("actor", "alice", "action", "RETRY", "reason", "bound the queue")),
+        assertEquals(
+                List.of(Map.of("actor", "alice", "action", "RETRY", "reason", "bound the queue")),
                 DB.rows("SELECT actor, action, reason FROM ops_audit"));
 
         Result again = op("retry", id.toString());
@@ -226,7 +250,8 @@ class OutboxctlIT {
         assertTrue(again.err().startsWith("409 invalid_state: "), again.err());
 
         Result audit = ok(op("audit", "--message-id", id.toString()));
-        assertTrue(hasLine(audit.out(), "\\S+\\s+alice\\s+operator\\s+RETRY\\s+1\\s+" + id + "\\s+bound the queue"),
+        assertTrue(
+                hasLine(audit.out(), "\\S+\\s+alice\\s+operator\\s+RETRY\\s+1\\s+" + id + "\\s+bound the queue"),
                 audit.out());
     }
 
@@ -249,19 +274,31 @@ class OutboxctlIT {
         }
         row("RETRYABLE_FAILED", "UNROUTABLE", "order.created", "rf", 1L);
         UUID keep = row("PARKED", "PAYLOAD_INVALID", "order.created", "keep", 1L);
-        Result r = ok(op("retry-bulk", "--error-code", "UNROUTABLE", "--status", "PARKED", "--chunk", "2",
-                "--reason", "binding restored"));
+        Result r = ok(op(
+                "retry-bulk",
+                "--error-code",
+                "UNROUTABLE",
+                "--status",
+                "PARKED",
+                "--chunk",
+                "2",
+                "--reason",
+                "binding restored"));
         assertEquals("retried 5 of 5 matching message(s) in 3 chunk(s)\n", r.out());
         assertTrue(r.err().contains("] 0/5\n"), r.err());
         assertTrue(r.err().contains("[############------------------] 2/5\n"), r.err());
         assertTrue(r.err().contains("[##############################] 5/5\n"), r.err());
-        assertEquals(0, DB.count("SELECT count(*) FROM message_outbox WHERE status = 'PARKED'"
-                + " AND last_error_code = 'UNROUTABLE'"));
+        assertEquals(
+                0,
+                DB.count("SELECT count(*) FROM message_outbox WHERE status = 'PARKED'"
+                        + " AND last_error_code = 'UNROUTABLE'"));
         assertEquals(5, DB.count("SELECT count(*) FROM message_outbox WHERE status = 'PENDING'"));
         assertEquals("PARKED", status(keep));
         assertEquals(1, DB.count("SELECT count(*) FROM message_outbox WHERE status = 'RETRYABLE_FAILED'"));
-        assertEquals(3, DB.count("SELECT count(*) FROM ops_audit WHERE action = 'BULK_RETRY'"
-                + " AND reason = 'binding restored'"));
+        assertEquals(
+                3,
+                DB.count("SELECT count(*) FROM ops_audit WHERE action = 'BULK_RETRY'"
+                        + " AND reason = 'binding restored'"));
 
         Result nothing = ok(op("retry-bulk", "--error-code", "UNROUTABLE", "--status", "PARKED"));
         assertEquals("nothing matches (status PARKED, error code UNROUTABLE); nothing retried\n", nothing.out());
@@ -323,10 +360,13 @@ class OutboxctlIT {
             port = s.getLocalPort();
         }
         StringWriter err = new StringWriter();
-        int code = new CommandLine(new Outboxctl(Map.of())).setOut(new PrintWriter(new StringWriter()))
-                .setErr(new PrintWriter(err)).execute("--url", "http://127.0.0.1:" + port, "--token", OPERATOR, "stats");
+        int code = new CommandLine(new Outboxctl(Map.of()))
+                .setOut(new PrintWriter(new StringWriter()))
+                .setErr(new PrintWriter(err))
+                .execute("--url", "http://127.0.0.1:" + port, "--token", OPERATOR, "stats");
         assertEquals(3, code);
-        assertTrue(err.toString().startsWith("cannot reach the outbox service at http://127.0.0.1:" + port + ": "),
+        assertTrue(
+                err.toString().startsWith("cannot reach the outbox service at http://127.0.0.1:" + port + ": "),
                 err.toString());
         assertEquals(1, err.toString().lines().count(), "one line");
         assertFalse(err.toString().contains(OPERATOR));
@@ -336,12 +376,15 @@ class OutboxctlIT {
     void jsonOutputIsTheServersJson() throws Exception {
         UUID id = row("PARKED", "UNROUTABLE", "order.created", "j1", 1L);
         row("PARKED", "UNROUTABLE", "order.created", "j2", 1L);
-        JsonNode list = OpsClient.JSON.readTree(ok(op("list", "--json", "--limit", "1")).out());
+        JsonNode list =
+                OpsClient.JSON.readTree(ok(op("list", "--json", "--limit", "1")).out());
         assertEquals(1, list.get("items").size());
         assertTrue(list.hasNonNull("next"));
-        JsonNode all = OpsClient.JSON.readTree(ok(op("--json", "list", "--all", "--limit", "1")).out());
+        JsonNode all = OpsClient.JSON.readTree(
+                ok(op("--json", "list", "--all", "--limit", "1")).out());
         assertEquals(2, all.get("items").size());
-        JsonNode show = OpsClient.JSON.readTree(ok(op("show", id.toString(), "--json")).out());
+        JsonNode show =
+                OpsClient.JSON.readTree(ok(op("show", id.toString(), "--json")).out());
         assertEquals("UNROUTABLE", show.get("lastErrorCode").asText());
         assertEquals("42.50", show.get("payload").get("total").asText());
         JsonNode stats = OpsClient.JSON.readTree(ok(op("stats", "--json")).out());
@@ -349,12 +392,14 @@ class OutboxctlIT {
         JsonNode dry = OpsClient.JSON.readTree(ok(op("retry-bulk", "--error-code", "UNROUTABLE", "--dry-run", "--json"))
                 .out());
         assertEquals(2, dry.get("matched").asLong());
-        JsonNode bulk = OpsClient.JSON.readTree(ok(op("retry-bulk", "--error-code", "UNROUTABLE", "--json")).out());
+        JsonNode bulk = OpsClient.JSON.readTree(
+                ok(op("retry-bulk", "--error-code", "UNROUTABLE", "--json")).out());
         assertEquals(2, bulk.get("retried").asLong());
         assertEquals(2, bulk.get("ids").size());
         JsonNode audit = OpsClient.JSON.readTree(ok(op("audit", "--json")).out());
         assertEquals("BULK_RETRY", audit.get("items").get(0).get("action").asText());
-        JsonNode reconcile = OpsClient.JSON.readTree(ok(op("reconcile", "--json")).out());
+        JsonNode reconcile =
+                OpsClient.JSON.readTree(ok(op("reconcile", "--json")).out());
         assertTrue(reconcile.has("ok"));
     }
 }

@@ -32,8 +32,7 @@ import picocli.CommandLine;
 class OutboxctlTest {
     private static final String TOKEN = "unit-secret-7d1f";
 
-    record Seen(String method, String uri, String protocol, String authorization, String operator, String body) {
-    }
+    record Seen(String method, String uri, String protocol, String authorization, String operator, String body) {}
 
     record Answer(int status, String contentType, String body) {
         static Answer json(String body) {
@@ -41,8 +40,7 @@ class OutboxctlTest {
         }
     }
 
-    record Result(int code, String out, String err) {
-    }
+    record Result(int code, String out, String err) {}
 
     private HttpServer server;
     private final List<Seen> seen = Collections.synchronizedList(new ArrayList<>());
@@ -63,8 +61,12 @@ class OutboxctlTest {
     }
 
     private void handle(HttpExchange x) throws IOException {
-        Seen s = new Seen(x.getRequestMethod(), x.getRequestURI().toString(), x.getProtocol(),
-                x.getRequestHeaders().getFirst("Authorization"), x.getRequestHeaders().getFirst("X-Operator"),
+        Seen s = new Seen(
+                x.getRequestMethod(),
+                x.getRequestURI().toString(),
+                x.getProtocol(),
+                x.getRequestHeaders().getFirst("Authorization"),
+                x.getRequestHeaders().getFirst("X-Operator"),
                 new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
         seen.add(s);
         Answer a = script.apply(s);
@@ -80,7 +82,9 @@ class OutboxctlTest {
     private static Result run(Map<String, String> env, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = new CommandLine(new Outboxctl(env)).setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
+        int code = new CommandLine(new Outboxctl(env))
+                .setOut(new PrintWriter(out))
+                .setErr(new PrintWriter(err))
                 .execute(args);
         Result r = new Result(code, out.toString(), err.toString());
         assertFalse(r.out().contains(TOKEN) || r.err().contains(TOKEN), "the token was printed: " + r);
@@ -135,13 +139,36 @@ class OutboxctlTest {
                 : s.uri().contains("after=c1")
                         ? Answer.json("{'items':[{'id':'r2','status':'PARKED'}],'next':'c2'}")
                         : Answer.json("{'items':[{'id':'r1','status':'PARKED'}],'next':'c1'}");
-        Result r = run("--url", url, "list", "--status", "parked", "--type", "order.created", "--aggregate-type",
-                "order", "--aggregate-id", "a 1&x=y", "--correlation-id", "c-1", "--tenant", "t", "--error-code",
-                "unroutable", "--from", "2026-11-30", "--to", "2026-12-01T00:00:00Z", "--limit", "1");
+        Result r = run(
+                "--url",
+                url,
+                "list",
+                "--status",
+                "parked",
+                "--type",
+                "order.created",
+                "--aggregate-type",
+                "order",
+                "--aggregate-id",
+                "a 1&x=y",
+                "--correlation-id",
+                "c-1",
+                "--tenant",
+                "t",
+                "--error-code",
+                "unroutable",
+                "--from",
+                "2026-11-30",
+                "--to",
+                "2026-12-01T00:00:00Z",
+                "--limit",
+                "1");
         assertEquals(0, r.code(), r.err());
-        assertEquals("/ops/outbox?status=PARKED&messageType=order.created&aggregateType=order&aggregateId=a+1%26x%3Dy"
-                + "&correlationId=c-1&tenantId=t&errorCode=UNROUTABLE&createdFrom=2026-11-30T00%3A00%3A00Z"
-                + "&createdTo=2026-12-01T00%3A00%3A00Z&limit=1", seen.get(0).uri());
+        assertEquals(
+                "/ops/outbox?status=PARKED&messageType=order.created&aggregateType=order&aggregateId=a+1%26x%3Dy"
+                        + "&correlationId=c-1&tenantId=t&errorCode=UNROUTABLE&createdFrom=2026-11-30T00%3A00%3A00Z"
+                        + "&createdTo=2026-12-01T00%3A00%3A00Z&limit=1",
+                seen.get(0).uri());
         assertTrue(r.out().contains("1 message(s); more match: add --after c1 (or --all)"), r.out());
 
         seen.clear();
@@ -149,7 +176,11 @@ class OutboxctlTest {
         assertEquals(3, seen.size());
         assertEquals("/ops/outbox?limit=500", seen.get(0).uri());
         assertEquals("/ops/outbox?limit=500&after=c2", seen.get(2).uri());
-        assertTrue(all.out().contains("r1") && all.out().contains("r2") && all.out().contains("r3"), all.out());
+        assertTrue(
+                all.out().contains("r1")
+                        && all.out().contains("r2")
+                        && all.out().contains("r3"),
+                all.out());
         assertTrue(all.out().contains("3 message(s)\n"), all.out());
     }
 
@@ -163,15 +194,20 @@ class OutboxctlTest {
 
     @Test
     void aProblemAnswerIsOneLinePlusItsFieldErrorsAndExit1() {
-        script = s -> new Answer(400, "application/problem+json", "{\"type\":\"/problems/validation_failed\","
-                + "\"title\":\"Invalid request\",\"status\":400,\"detail\":\"the request is invalid\","
-                + "\"code\":\"validation_failed\",\"errors\":[{\"field\":\"reason\",\"message\":\"is required\"}]}");
+        script = s -> new Answer(
+                400,
+                "application/problem+json",
+                "{\"type\":\"/problems/validation_failed\","
+                        + "\"title\":\"Invalid request\",\"status\":400,\"detail\":\"the request is invalid\","
+                        + "\"code\":\"validation_failed\",\"errors\":[{\"field\":\"reason\",\"message\":\"is required\"}]}");
         Result r = run("--url", url, "--token", TOKEN, "cancel", "some-id");
         assertEquals(1, r.code());
         assertEquals("400 validation_failed: the request is invalid\n  reason: is required\n", r.err());
         assertEquals("", r.out());
-        assertEquals("POST /ops/outbox/some-id/cancel {}", seen.get(0).method() + " " + seen.get(0).uri() + " "
-                + seen.get(0).body());
+        assertEquals(
+                "POST /ops/outbox/some-id/cancel {}",
+                seen.get(0).method() + " " + seen.get(0).uri() + " "
+                        + seen.get(0).body());
     }
 
     @Test
@@ -199,16 +235,28 @@ class OutboxctlTest {
             return Answer.json("{'dryRun':false,'matched':" + (n + left[0] + 1) + ",'retried':" + n + ",'ids':[],"
                     + "'remaining':" + (left[0] + 1) + "}");
         };
-        Result r = run("--url", url, "--token", TOKEN, "retry-bulk", "--error-code", "unroutable", "--chunk", "2",
-                "--reason", "bound the queue");
+        Result r = run(
+                "--url",
+                url,
+                "--token",
+                TOKEN,
+                "retry-bulk",
+                "--error-code",
+                "unroutable",
+                "--chunk",
+                "2",
+                "--reason",
+                "bound the queue");
         assertEquals(0, r.code(), r.err());
         assertEquals(List.of(2, 2, 1), limits);
         JsonNode first = read(seen.get(1).body());
         assertEquals("UNROUTABLE", first.get("errorCode").asText());
         assertEquals("bound the queue", first.get("reason").asText());
         assertFalse(first.get("dryRun").asBoolean());
-        assertEquals("[------------------------------] 0/5\n[############------------------] 2/5\n"
-                + "[########################------] 4/5\n[##############################] 5/5\n", r.err());
+        assertEquals(
+                "[------------------------------] 0/5\n[############------------------] 2/5\n"
+                        + "[########################------] 4/5\n[##############################] 5/5\n",
+                r.err());
         assertTrue(r.out().startsWith("retried 5 of 5 matching message(s) in 3 chunk(s)\n"), r.out());
         assertTrue(r.out().contains("1 still match"), r.out());
     }
@@ -230,7 +278,8 @@ class OutboxctlTest {
         Result r = run("--url", url, "retry-bulk", "--status", "PARKED", "--from", "2026-11-30", "--dry-run");
         assertEquals(0, r.code(), r.err());
         assertEquals(1, seen.size());
-        assertEquals("7 message(s) match (status PARKED, created from 2026-11-30T00:00:00Z); dry run, nothing changed\n",
+        assertEquals(
+                "7 message(s) match (status PARKED, created from 2026-11-30T00:00:00Z); dry run, nothing changed\n",
                 r.out());
         assertEquals("", r.err(), "no progress bar for a count");
     }
@@ -266,8 +315,10 @@ class OutboxctlTest {
         }
         Result r = run("--url", "http://127.0.0.1:" + port, "--token", TOKEN, "stats");
         assertEquals(3, r.code());
-        assertEquals("cannot reach the outbox service at http://127.0.0.1:" + port + ": connection refused (check"
-                + " --url / OUTBOX_URL and that the service is running)\n", r.err());
+        assertEquals(
+                "cannot reach the outbox service at http://127.0.0.1:" + port + ": connection refused (check"
+                        + " --url / OUTBOX_URL and that the service is running)\n",
+                r.err());
     }
 
     @Test
@@ -276,7 +327,9 @@ class OutboxctlTest {
         Result r = run("--url", url, "replay", "--aggregate-type", "order", "--aggregate-id", "o-1", "--reason", "why");
         assertEquals(0, r.code(), r.err());
         assertEquals("/ops/outbox/replay-aggregate", seen.get(0).uri());
-        assertEquals("{\"aggregateType\":\"order\",\"aggregateId\":\"o-1\",\"reason\":\"why\"}", seen.get(0).body());
+        assertEquals(
+                "{\"aggregateType\":\"order\",\"aggregateId\":\"o-1\",\"reason\":\"why\"}",
+                seen.get(0).body());
         assertEquals("REPLAY_AGGREGATE: 2 message(s)\n  a\n  b\n", r.out());
         run("--url", url, "replay", "m/../x");
         assertEquals("/ops/outbox/m%2F..%2Fx/replay", seen.get(1).uri(), "an id cannot leave its path segment");

@@ -25,7 +25,8 @@ class ProgressBarTest {
 
     @Test
     void largeCountsDoNotOverflow() {
-        assertEquals("[#####-----] 4000000000000/8000000000000",
+        assertEquals(
+                "[#####-----] 4000000000000/8000000000000",
                 ProgressBar.render(4_000_000_000_000L, 8_000_000_000_000L, 10));
     }
 }

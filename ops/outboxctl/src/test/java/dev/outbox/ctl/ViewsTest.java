@@ -28,12 +28,31 @@ class ViewsTest {
         String t = Views.list(List.of(json(PARKED), pending));
         String[] lines = t.split("\n");
         assertEquals(3, lines.length, t);
-        assertEquals(List.of("ID", "STATUS", "TYPE", "AGGREGATE", "VER", "ATTEMPTS", "ERROR", "CREATED"),
+        assertEquals(
+                List.of("ID", "STATUS", "TYPE", "AGGREGATE", "VER", "ATTEMPTS", "ERROR", "CREATED"),
                 List.of(lines[0].trim().split("\\s+")));
-        assertEquals(List.of("11111111-1111-1111-1111-111111111111", "PARKED", "order.created", "order/o-1", "3", "5",
-                "UNROUTABLE", "2026-11-30T08:59:59Z"), List.of(lines[1].split("\\s+")));
-        assertEquals(List.of("22222222-2222-2222-2222-222222222222", "PENDING", "payment.captured", "order/o-2", "-",
-                "0", "-", "2026-11-30T10:00:00Z"), List.of(lines[2].split("\\s+")));
+        assertEquals(
+                List.of(
+                        "11111111-1111-1111-1111-111111111111",
+                        "PARKED",
+                        "order.created",
+                        "order/o-1",
+                        "3",
+                        "5",
+                        "UNROUTABLE",
+                        "2026-11-30T08:59:59Z"),
+                List.of(lines[1].split("\\s+")));
+        assertEquals(
+                List.of(
+                        "22222222-2222-2222-2222-222222222222",
+                        "PENDING",
+                        "payment.captured",
+                        "order/o-2",
+                        "-",
+                        "0",
+                        "-",
+                        "2026-11-30T10:00:00Z"),
+                List.of(lines[2].split("\\s+")));
         // fixed width: every column starts at the same offset on every line
         assertEquals(lines[0].indexOf("STATUS"), lines[2].indexOf("PENDING"));
         assertEquals(lines[0].indexOf("CREATED"), lines[1].indexOf("2026-11-30T08:59:59Z"));
@@ -57,8 +76,10 @@ class ViewsTest {
                 + "'lease':{'lockedBy':'relay-7','lockedAt':'2026-11-30T09:00:00Z','leaseToken':42,"
                 + "'expiresAt':'2026-11-30T09:02:00Z'},'payload':{'a':1}}");
         String l = Views.show(leased);
-        assertTrue(l.contains("lease:            held by relay-7 since 2026-11-30T09:00:00Z (token 42),"
-                + " expires 2026-11-30T09:02:00Z\n"), l);
+        assertTrue(
+                l.contains("lease:            held by relay-7 since 2026-11-30T09:00:00Z (token 42),"
+                        + " expires 2026-11-30T09:02:00Z\n"),
+                l);
         assertTrue(l.contains("payload:          {\"a\":1}\n"), l);
         assertTrue(l.contains("last error:       -\n"), l);
         assertTrue(l.contains("outboxctl release i"), l);
@@ -75,8 +96,9 @@ class ViewsTest {
     void everyParkedErrorCodeHasItsOwnAdvice() throws Exception {
         assertTrue(step("PARKED", "PAYLOAD_INVALID").contains("outboxctl cancel x --reason"));
         assertFalse(step("PARKED", "PAYLOAD_INVALID").contains("versioned rows"));
-        assertTrue(Views.nextStep(json("{'id':'x','status':'PARKED','lastErrorCode':'PAYLOAD_INVALID',"
-                + "'aggregateVersion':2}")).contains("cancelling versioned rows"));
+        assertTrue(Views.nextStep(json(
+                        "{'id':'x','status':'PARKED','lastErrorCode':'PAYLOAD_INVALID'," + "'aggregateVersion':2}"))
+                .contains("cancelling versioned rows"));
         assertTrue(step("PARKED", "EXCHANGE_NOT_FOUND").contains("does not exist"));
         assertTrue(step("PARKED", "ACCESS_REFUSED").contains("list_permissions"));
         assertTrue(step("PARKED", "CONFIRM_TIMEOUT").contains("broker health"));
@@ -95,8 +117,10 @@ class ViewsTest {
         String s = Views.stats(json("{'counts':{'PENDING':3,'IN_PROGRESS':0,'RETRYABLE_FAILED':1,'PARKED':12},"
                 + "'publishedLastHour':140,'oldestPendingAgeSeconds':303.5,'parkedByErrorCode':{'UNROUTABLE':10,"
                 + "'PAYLOAD_INVALID':2},'blockedAggregates':4}"));
-        assertTrue(s.startsWith("STATUS            COUNT\nPENDING               3\nIN_PROGRESS           0\n"
-                + "RETRYABLE_FAILED      1\nPARKED               12\n"), s);
+        assertTrue(
+                s.startsWith("STATUS            COUNT\nPENDING               3\nIN_PROGRESS           0\n"
+                        + "RETRYABLE_FAILED      1\nPARKED               12\n"),
+                s);
         assertTrue(s.contains("published last hour: 140\n"), s);
         assertTrue(s.contains("oldest pending age:  5m 03s\n"), s);
         assertTrue(s.contains("blocked aggregates:  4\n"), s);
@@ -108,7 +132,8 @@ class ViewsTest {
     @Test
     void reconcileSaysOkOrListsEachProblem() throws Exception {
         assertTrue(Views.reconcile(json("{'ok':true,'ordersMissingEvents':[],'expiredLeases':[],"
-                + "'blockedAggregates':[],'pendingSideEffects':[]}")).startsWith("OK"));
+                        + "'blockedAggregates':[],'pendingSideEffects':[]}"))
+                .startsWith("OK"));
         String r = Views.reconcile(json("{'ok':false,'ordersMissingEvents':[{'orderId':'o9','orderVersion':2,"
                 + "'lastOutboxVersion':1}],'expiredLeases':[],'blockedAggregates':[{'aggregateType':'order',"
                 + "'aggregateId':'o3','parkedId':'p','parkedVersion':1,'errorCode':'UNROUTABLE','waiting':2}],"
@@ -125,7 +150,8 @@ class ViewsTest {
                 + "{'id':2,'at':'2026-11-30T08:00:00Z','actor':'bob','role':'operator','action':'BULK_RETRY',"
                 + "'messageIds':['m2','m3','m4'],'affected':3}],'next':null}"));
         String[] lines = a.split("\n");
-        assertEquals(List.of("2026-11-30T09:00:00Z", "alice", "operator", "RETRY", "1", "m1", "bound", "the", "queue"),
+        assertEquals(
+                List.of("2026-11-30T09:00:00Z", "alice", "operator", "RETRY", "1", "m1", "bound", "the", "queue"),
                 List.of(lines[1].split("\\s+")));
         assertTrue(lines[2].contains("m2 +2"), a);
         assertEquals("RETRY: 1 message(s)\n  m1\n", Views.action(json("{'action':'RETRY','affected':1,'ids':['m1']}")));

@@ -10,8 +10,7 @@ import org.testcontainers.rabbitmq.RabbitMQContainer;
  * The containers live as long as the test JVM (Testcontainers' reaper removes them).
  */
 final class ContainerInfrastructure {
-    private ContainerInfrastructure() {
-    }
+    private ContainerInfrastructure() {}
 
     static boolean dockerAvailable() {
         try {
@@ -25,8 +24,8 @@ final class ContainerInfrastructure {
     static TestDatabase database() {
         PostgreSQLContainer pg = new PostgreSQLContainer("postgres:16-alpine");
         pg.start();
-        return TestDatabase.create(pg.getJdbcUrl(), pg.getUsername(), pg.getPassword(),
-                "Testcontainers " + pg.getDockerImageName());
+        return TestDatabase.create(
+                pg.getJdbcUrl(), pg.getUsername(), pg.getPassword(), "Testcontainers " + pg.getDockerImageName());
     }
 
     @SuppressWarnings("resource") // lives for the JVM

@@ -16,19 +16,21 @@ import java.util.stream.Stream;
 final class EmbeddedInfrastructure {
     private static Path root;
 
-    private EmbeddedInfrastructure() {
-    }
+    private EmbeddedInfrastructure() {}
 
     static TestDatabase database() {
         try {
             EmbeddedDatabase pg = EmbeddedDatabase.start(root().resolve("postgres"), 0);
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    pg.close();
-                } catch (IOException e) {
-                    System.err.println("[testkit] stopping the embedded PostgreSQL: " + e);
-                }
-            }, "testkit-postgres-stop"));
+            Runtime.getRuntime()
+                    .addShutdownHook(new Thread(
+                            () -> {
+                                try {
+                                    pg.close();
+                                } catch (IOException e) {
+                                    System.err.println("[testkit] stopping the embedded PostgreSQL: " + e);
+                                }
+                            },
+                            "testkit-postgres-stop"));
             return TestDatabase.create(pg.jdbcUrl(), pg.user(), null, "embedded PostgreSQL (zonky binaries)");
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start the embedded PostgreSQL", e);

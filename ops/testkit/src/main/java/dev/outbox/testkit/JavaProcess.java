@@ -34,8 +34,9 @@ public final class JavaProcess implements AutoCloseable {
     }
 
     /** Starts with the given JVM options (the benchmark runs processes with the full JIT). */
-    public static JavaProcess start(List<String> jvmOptions, String name, String mainClass, Map<String, String> env,
-            String... args) throws IOException {
+    public static JavaProcess start(
+            List<String> jvmOptions, String name, String mainClass, Map<String, String> env, String... args)
+            throws IOException {
         Path log = Files.createTempFile("outbox-" + name + "-", ".log");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -79,8 +80,8 @@ public final class JavaProcess implements AutoCloseable {
                 return;
             }
             if (!process.isAlive()) {
-                throw new AssertionError(name + " exited with " + process.exitValue() + " before printing /"
-                        + pattern + "/:\n" + output());
+                throw new AssertionError(name + " exited with " + process.exitValue() + " before printing /" + pattern
+                        + "/:\n" + output());
             }
             // polling a log file: there is no event to wait on, 50 ms keeps it cheap and prompt
             process.waitFor(50, TimeUnit.MILLISECONDS);

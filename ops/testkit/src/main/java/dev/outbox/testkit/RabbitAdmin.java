@@ -13,8 +13,7 @@ import java.util.concurrent.TimeUnit;
  * (a user without write permission). Only for a real local RabbitMQ.
  */
 public final class RabbitAdmin {
-    private RabbitAdmin() {
-    }
+    private RabbitAdmin() {}
 
     /** The vhost named in an AMQP URI ({@code /%2F} is the default vhost {@code /}). */
     public static String vhostOf(String amqpUri) {

@@ -29,8 +29,8 @@ public final class RecordingQueue implements AutoCloseable {
                 ch.queueBind(queue, exchange, key);
             }
             RecordingQueue q = new RecordingQueue(ch, queue);
-            ch.basicConsume(queue, true, (tag, delivery) -> q.received.add(new TestBroker.Received(delivery)),
-                    tag -> { });
+            ch.basicConsume(
+                    queue, true, (tag, delivery) -> q.received.add(new TestBroker.Received(delivery)), tag -> {});
             return q;
         } catch (IOException e) {
             throw new IllegalStateException("cannot bind a test queue to " + exchange, e);
@@ -49,8 +49,8 @@ public final class RecordingQueue implements AutoCloseable {
             long left = deadline - System.nanoTime();
             TestBroker.Received r = received.poll(Math.max(0, left), TimeUnit.NANOSECONDS);
             if (r == null) {
-                throw new AssertionError("expected " + n + " messages on " + name + " within " + timeout
-                        + ", got " + out.size());
+                throw new AssertionError(
+                        "expected " + n + " messages on " + name + " within " + timeout + ", got " + out.size());
             }
             out.add(r);
         }

@@ -27,14 +27,16 @@ public @interface RequiresRabbitMq {
     final class Condition implements ExecutionCondition {
         @Override
         public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-            RequiresRabbitMq need = context.getElement().map(e -> e.getAnnotation(RequiresRabbitMq.class)).orElse(null);
+            RequiresRabbitMq need = context.getElement()
+                    .map(e -> e.getAnnotation(RequiresRabbitMq.class))
+                    .orElse(null);
             if (need == null) {
                 return ConditionEvaluationResult.enabled("no RabbitMQ-only behaviour");
             }
             BrokerEndpoint broker = BrokerEndpoint.get();
             if (!broker.rabbitMq()) {
-                return ConditionEvaluationResult.disabled("needs RabbitMQ (" + need.value() + "); the suite runs on "
-                        + broker.source());
+                return ConditionEvaluationResult.disabled(
+                        "needs RabbitMQ (" + need.value() + "); the suite runs on " + broker.source());
             }
             if (need.rabbitmqctl() && !(broker.localRabbitmqctl() && RabbitAdmin.available())) {
                 return ConditionEvaluationResult.disabled("needs rabbitmqctl on this host (" + need.value() + ")");

@@ -166,25 +166,28 @@ public final class TcpProxy implements AutoCloseable {
         }
 
         private void pump(Socket from, Socket to, String direction) {
-            Thread t = new Thread(() -> {
-                byte[] buf = new byte[16 * 1024];
-                try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                    int n;
-                    while ((n = in.read(buf)) >= 0) {
-                        awaitNotStalled();
-                        long delay = latencyMillis;
-                        if (delay > 0) {
-                            Thread.sleep(delay);
+            Thread t = new Thread(
+                    () -> {
+                        byte[] buf = new byte[16 * 1024];
+                        try (InputStream in = from.getInputStream();
+                                OutputStream out = to.getOutputStream()) {
+                            int n;
+                            while ((n = in.read(buf)) >= 0) {
+                                awaitNotStalled();
+                                long delay = latencyMillis;
+                                if (delay > 0) {
+                                    Thread.sleep(delay);
+                                }
+                                out.write(buf, 0, n);
+                                out.flush();
+                            }
+                        } catch (IOException | InterruptedException e) {
+                            // the other side went away or we reset it: close both ends below
+                        } finally {
+                            close();
                         }
-                        out.write(buf, 0, n);
-                        out.flush();
-                    }
-                } catch (IOException | InterruptedException e) {
-                    // the other side went away or we reset it: close both ends below
-                } finally {
-                    close();
-                }
-            }, "tcp-proxy-" + direction + "-" + port());
+                    },
+                    "tcp-proxy-" + direction + "-" + port());
             t.setDaemon(true);
             t.start();
         }

@@ -139,7 +139,8 @@ public final class TestBroker {
             action.run(ch);
         } catch (IOException e) {
             if (!(e.getCause() instanceof com.rabbitmq.client.ShutdownSignalException sse)
-                    || !(sse.getReason() instanceof AMQP.Channel.Close close) || close.getReplyCode() != 404) {
+                    || !(sse.getReason() instanceof AMQP.Channel.Close close)
+                    || close.getReplyCode() != 404) {
                 throw new IllegalStateException(e);
             }
         } catch (TimeoutException e) {
@@ -157,7 +158,8 @@ public final class TestBroker {
         } catch (IOException e) {
             // a passive declare of a missing queue closes the channel with 404: nothing to purge
             if (!(e.getCause() instanceof com.rabbitmq.client.ShutdownSignalException sse)
-                    || !(sse.getReason() instanceof AMQP.Channel.Close close) || close.getReplyCode() != 404) {
+                    || !(sse.getReason() instanceof AMQP.Channel.Close close)
+                    || close.getReplyCode() != 404) {
                 throw new IllegalStateException(e);
             }
         } catch (TimeoutException e) {

@@ -27,8 +27,7 @@ final class TestInfrastructure {
 
     private static Boolean docker;
 
-    private TestInfrastructure() {
-    }
+    private TestInfrastructure() {}
 
     static TestDatabase database() {
         String url = System.getenv(DB_URL);
@@ -71,7 +70,8 @@ final class TestInfrastructure {
 
     /** A quick look before asking Testcontainers, which logs a page of errors when there is no engine. */
     private static boolean dockerSocketLikely() {
-        return System.getenv("DOCKER_HOST") != null || Files.exists(Path.of("/var/run/docker.sock"))
+        return System.getenv("DOCKER_HOST") != null
+                || Files.exists(Path.of("/var/run/docker.sock"))
                 || Files.exists(Path.of(System.getProperty("user.home"), ".docker", "run", "docker.sock"))
                 || Files.exists(Path.of(System.getProperty("user.home"), ".testcontainers.properties"));
     }

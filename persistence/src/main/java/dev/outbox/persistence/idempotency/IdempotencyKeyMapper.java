@@ -18,7 +18,10 @@ public interface IdempotencyKeyMapper {
             + " ON CONFLICT (scope, idempotency_key) DO UPDATE SET request_hash = EXCLUDED.request_hash,"
             + " response_status = NULL, response_body = NULL, response_location = NULL, created_at = now(),"
             + " expires_at = EXCLUDED.expires_at WHERE idempotency_keys.expires_at <= now() RETURNING true")
-    Boolean claim(@Param("scope") String scope, @Param("key") String key, @Param("hash") String requestHash,
+    Boolean claim(
+            @Param("scope") String scope,
+            @Param("key") String key,
+            @Param("hash") String requestHash,
             @Param("retentionMillis") long retentionMillis);
 
     @Select("SELECT scope, idempotency_key, request_hash, response_status, response_body, response_location,"
@@ -27,6 +30,10 @@ public interface IdempotencyKeyMapper {
 
     @Update("UPDATE idempotency_keys SET response_status = #{status}, response_body = #{body},"
             + " response_location = #{location,jdbcType=VARCHAR} WHERE scope = #{scope} AND idempotency_key = #{key}")
-    int complete(@Param("scope") String scope, @Param("key") String key, @Param("status") int status,
-            @Param("body") String body, @Param("location") String location);
+    int complete(
+            @Param("scope") String scope,
+            @Param("key") String key,
+            @Param("status") int status,
+            @Param("body") String body,
+            @Param("location") String location);
 }

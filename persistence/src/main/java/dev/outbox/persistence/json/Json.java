@@ -23,8 +23,7 @@ public final class Json {
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .build();
 
-    private Json() {
-    }
+    private Json() {}
 
     /** The shared, thread-safe mapper. Do not reconfigure it. */
     public static ObjectMapper mapper() {
@@ -35,7 +34,8 @@ public final class Json {
         try {
             return MAPPER.writeValueAsString(value);
         } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("cannot serialise " + value.getClass().getName(), e);
+            throw new IllegalArgumentException(
+                    "cannot serialise " + value.getClass().getName(), e);
         }
     }
 

@@ -27,9 +27,13 @@ public interface LedgerMapper {
     @Insert("INSERT INTO ledger_journal (consumer_name, instance_id, aggregate_type, aggregate_id, aggregate_version,"
             + " message_id, message_type) VALUES (#{consumerName}, #{instanceId}, #{aggregateType}, #{aggregateId},"
             + " #{aggregateVersion}, #{messageId}, #{messageType})")
-    void journal(@Param("consumerName") String consumerName, @Param("instanceId") String instanceId,
-            @Param("aggregateType") String aggregateType, @Param("aggregateId") String aggregateId,
-            @Param("aggregateVersion") Long aggregateVersion, @Param("messageId") String messageId,
+    void journal(
+            @Param("consumerName") String consumerName,
+            @Param("instanceId") String instanceId,
+            @Param("aggregateType") String aggregateType,
+            @Param("aggregateId") String aggregateId,
+            @Param("aggregateVersion") Long aggregateVersion,
+            @Param("messageId") String messageId,
             @Param("messageType") String messageType);
 
     @Select("SELECT id, order_id, payment_id, entry_type, amount, currency, message_id, booked_at"

@@ -10,8 +10,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 /** A Prometheus registry with the JVM's own meters, tagged with the process's role. */
 public final class Metrics {
-    private Metrics() {
-    }
+    private Metrics() {}
 
     @SuppressWarnings("resource") // the GC binder lives as long as the registry, i.e. the process
     public static PrometheusMeterRegistry registry(String application) {

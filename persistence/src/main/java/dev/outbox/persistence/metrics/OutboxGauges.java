@@ -33,32 +33,59 @@ public final class OutboxGauges {
 
     public static OutboxGauges register(MeterRegistry registry, OutboxStatsReader reader, Duration ttl) {
         OutboxGauges g = new OutboxGauges(reader, ttl);
-        g.gauge(registry, "outbox.pending.count", "rows waiting for their first attempt", s -> s.stats().pending());
-        g.gauge(registry, "outbox.in_progress.count", "rows leased by a relay", s -> s.stats().inProgress());
-        g.gauge(registry, "outbox.retryable_failed.count", "rows waiting to be retried",
+        g.gauge(
+                registry,
+                "outbox.pending.count",
+                "rows waiting for their first attempt",
+                s -> s.stats().pending());
+        g.gauge(
+                registry,
+                "outbox.in_progress.count",
+                "rows leased by a relay",
+                s -> s.stats().inProgress());
+        g.gauge(
+                registry,
+                "outbox.retryable_failed.count",
+                "rows waiting to be retried",
                 s -> s.stats().retryableFailed());
-        Gauge.builder("outbox.oldest_pending_age", g, x -> x.value(s -> s.stats().oldestPendingAgeSeconds()))
-                .baseUnit("seconds").strongReference(true)
+        Gauge.builder(
+                        "outbox.oldest_pending_age",
+                        g,
+                        x -> x.value(s -> s.stats().oldestPendingAgeSeconds()))
+                .baseUnit("seconds")
+                .strongReference(true)
                 .description("age of the oldest row not yet published (pending, retrying or leased); alert on this")
                 .register(registry);
-        g.gauge(registry, "outbox.blocked_aggregates", "aggregates whose next versions wait behind a parked one",
+        g.gauge(
+                registry,
+                "outbox.blocked_aggregates",
+                "aggregates whose next versions wait behind a parked one",
                 s -> s.stats().blockedAggregates());
-        g.gauge(registry, "outbox.published_last_hour", "rows published in the last hour",
+        g.gauge(
+                registry,
+                "outbox.published_last_hour",
+                "rows published in the last hour",
                 s -> s.stats().publishedLastHour());
         for (ErrorCode code : ErrorCode.values()) {
-            Gauge.builder("outbox.parked.count", g, x -> x.value(s -> s.parkedByErrorCode()
-                            .getOrDefault(code.name(), 0L)))
-                    .tag("error_code", code.name()).strongReference(true)
+            Gauge.builder(
+                            "outbox.parked.count",
+                            g,
+                            x -> x.value(s -> s.parkedByErrorCode().getOrDefault(code.name(), 0L)))
+                    .tag("error_code", code.name())
+                    .strongReference(true)
                     .description("rows parked until an operator acts, by why")
                     .register(registry);
         }
         return g;
     }
 
-    private void gauge(MeterRegistry registry, String name, String description,
-            ToDoubleFunction<OutboxStatsReader.Snapshot> f) {
+    private void gauge(
+            MeterRegistry registry, String name, String description, ToDoubleFunction<OutboxStatsReader.Snapshot> f) {
         // strong: nothing else holds this object, and a weakly held gauge silently turns into NaN
-        Gauge.builder(name, this, x -> x.value(f)).description(description).strongReference(true).register(registry);
+        Gauge.builder(name, this, x -> x.value(f))
+                .description(description)
+                .strongReference(true)
+                .register(registry);
     }
 
     private double value(ToDoubleFunction<OutboxStatsReader.Snapshot> f) {

@@ -30,8 +30,10 @@ public final class RelayGauges {
 
     public static RelayGauges register(MeterRegistry meters, RelayRegistry registry, Duration ttl) {
         RelayGauges g = new RelayGauges(registry, ttl);
-        Gauge.builder("outbox.relays.live", g, RelayGauges::live).strongReference(true)
-                .description("registered relays alive now (their liveness lock is held)").register(meters);
+        Gauge.builder("outbox.relays.live", g, RelayGauges::live)
+                .strongReference(true)
+                .description("registered relays alive now (their liveness lock is held)")
+                .register(meters);
         return g;
     }
 

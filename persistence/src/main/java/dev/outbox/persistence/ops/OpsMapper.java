@@ -36,8 +36,8 @@ public interface OpsMapper {
 
     void audit(AuditEntry entry);
 
-    List<AuditEntry> auditLog(@Param("beforeId") Long beforeId, @Param("messageId") UUID messageId,
-            @Param("limit") int limit);
+    List<AuditEntry> auditLog(
+            @Param("beforeId") Long beforeId, @Param("messageId") UUID messageId, @Param("limit") int limit);
 
     List<Reconciliation.OrderMissingEvent> ordersMissingEvents(@Param("limit") int limit);
 
@@ -45,9 +45,9 @@ public interface OpsMapper {
 
     List<Reconciliation.BlockedAggregate> blockedAggregates(@Param("limit") int limit);
 
-    List<Reconciliation.WaitingConsumer> waitingConsumers(@Param("olderThanMillis") long olderThanMillis,
-            @Param("limit") int limit);
+    List<Reconciliation.WaitingConsumer> waitingConsumers(
+            @Param("olderThanMillis") long olderThanMillis, @Param("limit") int limit);
 
-    List<PendingSideEffect> pendingSideEffects(@Param("olderThanMillis") long olderThanMillis,
-            @Param("limit") int limit);
+    List<PendingSideEffect> pendingSideEffects(
+            @Param("olderThanMillis") long olderThanMillis, @Param("limit") int limit);
 }

@@ -10,8 +10,7 @@ import org.mybatis.guice.transactional.Transactional;
 @Singleton
 public class OutboxStatsReader {
     /** Stats plus parked rows per error code. */
-    public record Snapshot(OutboxStats stats, Map<String, Long> parkedByErrorCode) {
-    }
+    public record Snapshot(OutboxStats stats, Map<String, Long> parkedByErrorCode) {}
 
     private final OpsMapper ops;
 

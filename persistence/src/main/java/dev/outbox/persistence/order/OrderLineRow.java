@@ -4,5 +4,4 @@ import java.math.BigDecimal;
 import java.util.UUID;
 
 /** One row of {@code order_lines}. */
-public record OrderLineRow(UUID orderId, int lineNo, String sku, int quantity, BigDecimal unitPrice) {
-}
+public record OrderLineRow(UUID orderId, int lineNo, String sku, int quantity, BigDecimal unitPrice) {}

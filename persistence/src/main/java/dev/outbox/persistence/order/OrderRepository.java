@@ -31,7 +31,8 @@ public class OrderRepository {
         List<OrderLineRow> lines = new ArrayList<>(order.lines().size());
         for (int i = 0; i < order.lines().size(); i++) {
             OrderLine l = order.lines().get(i);
-            lines.add(new OrderLineRow(order.id(), i + 1, l.sku(), l.quantity(), l.unitPrice().amount()));
+            lines.add(new OrderLineRow(
+                    order.id(), i + 1, l.sku(), l.quantity(), l.unitPrice().amount()));
         }
         mapper.insertLines(lines);
     }
@@ -58,8 +59,8 @@ public class OrderRepository {
      */
     public void update(Order next, long expectedVersion) {
         if (mapper.update(toRow(next), expectedVersion) != 1) {
-            throw new ConcurrencyConflictException("order " + next.id() + " is no longer at version "
-                    + expectedVersion, null);
+            throw new ConcurrencyConflictException(
+                    "order " + next.id() + " is no longer at version " + expectedVersion, null);
         }
     }
 
@@ -69,14 +70,33 @@ public class OrderRepository {
         for (OrderLineRow l : mapper.findLines(row.id())) {
             lines.add(new OrderLine(l.sku(), l.quantity(), Money.of(l.unitPrice(), currency)));
         }
-        return Order.rehydrate(row.id(), row.customerId(), row.tenantId(), OrderStatus.valueOf(row.status()),
-                row.version(), currency, lines, Money.of(row.total(), currency), row.paymentId(), row.cancelReason(),
-                row.createdAt(), row.updatedAt());
+        return Order.rehydrate(
+                row.id(),
+                row.customerId(),
+                row.tenantId(),
+                OrderStatus.valueOf(row.status()),
+                row.version(),
+                currency,
+                lines,
+                Money.of(row.total(), currency),
+                row.paymentId(),
+                row.cancelReason(),
+                row.createdAt(),
+                row.updatedAt());
     }
 
     private static OrderRow toRow(Order o) {
-        return new OrderRow(o.id(), o.customerId(), o.tenantId(), o.status().name(), o.version(),
-                o.currency().getCurrencyCode(), o.total().amount(), o.paymentId(), o.cancelReason(), o.createdAt(),
+        return new OrderRow(
+                o.id(),
+                o.customerId(),
+                o.tenantId(),
+                o.status().name(),
+                o.version(),
+                o.currency().getCurrencyCode(),
+                o.total().amount(),
+                o.paymentId(),
+                o.cancelReason(),
+                o.createdAt(),
                 o.updatedAt());
     }
 }

@@ -15,7 +15,8 @@ public record Failure(Lease lease, ErrorCode code, String message, boolean park,
         Objects.requireNonNull(lease, "lease");
         Objects.requireNonNull(code, "code");
         Objects.requireNonNull(delay, "delay");
-        message = message == null ? code.name()
+        message = message == null
+                ? code.name()
                 : message.length() > MAX_MESSAGE_LENGTH ? message.substring(0, MAX_MESSAGE_LENGTH) : message;
     }
 

@@ -7,8 +7,7 @@ import java.util.regex.Pattern;
  * context, and the tenant. Carried into the outbox row and from there onto the AMQP message.
  */
 public record MessageContext(String correlationId, String causationId, String traceparent, String tenantId) {
-    private static final Pattern TRACEPARENT =
-            Pattern.compile("[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}");
+    private static final Pattern TRACEPARENT = Pattern.compile("[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}");
 
     public static MessageContext none() {
         return new MessageContext(null, null, null, null);
@@ -24,7 +23,8 @@ public record MessageContext(String correlationId, String causationId, String tr
 
     /** True for a syntactically valid W3C {@code traceparent} (version-traceid-parentid-flags). */
     public static boolean isValidTraceparent(String value) {
-        return value != null && TRACEPARENT.matcher(value).matches()
+        return value != null
+                && TRACEPARENT.matcher(value).matches()
                 && !value.substring(3, 35).equals("0".repeat(32));
     }
 

@@ -28,7 +28,9 @@ public interface OutboxMapper {
      * {@code CANCELLED}), unless its message type is in {@code unorderedTypes}. Because the check
      * is part of the claim, it holds however many relays claim at once.
      */
-    List<OutboxRecord> claimPending(@Param("relayId") String relayId, @Param("limit") int limit,
+    List<OutboxRecord> claimPending(
+            @Param("relayId") String relayId,
+            @Param("limit") int limit,
             @Param("unorderedTypes") String[] unorderedTypes);
 
     /** Records that {@code relayId} waits for work, so writers' transactions notify (V6). */
@@ -47,40 +49,51 @@ public interface OutboxMapper {
     List<UUID> retryNow(@Param("ids") UUID[] ids);
 
     /** Confirmed rows become {@code PUBLISHED}. */
-    List<UUID> markPublished(@Param("relayId") String relayId, @Param("ids") UUID[] ids,
-            @Param("tokens") Long[] tokens);
+    List<UUID> markPublished(
+            @Param("relayId") String relayId, @Param("ids") UUID[] ids, @Param("tokens") Long[] tokens);
 
     /** Failed rows become {@code RETRYABLE_FAILED}, due again after their own delay. */
-    List<UUID> markRetryableFailed(@Param("relayId") String relayId, @Param("ids") UUID[] ids,
-            @Param("tokens") Long[] tokens, @Param("codes") String[] codes, @Param("messages") String[] messages,
+    List<UUID> markRetryableFailed(
+            @Param("relayId") String relayId,
+            @Param("ids") UUID[] ids,
+            @Param("tokens") Long[] tokens,
+            @Param("codes") String[] codes,
+            @Param("messages") String[] messages,
             @Param("delaysMillis") Long[] delaysMillis);
 
     /** Permanently failed rows become {@code PARKED} until an operator acts. */
-    List<UUID> markParked(@Param("relayId") String relayId, @Param("ids") UUID[] ids,
-            @Param("tokens") Long[] tokens, @Param("codes") String[] codes, @Param("messages") String[] messages);
+    List<UUID> markParked(
+            @Param("relayId") String relayId,
+            @Param("ids") UUID[] ids,
+            @Param("tokens") Long[] tokens,
+            @Param("codes") String[] codes,
+            @Param("messages") String[] messages);
 
     /**
      * Gives rows back without counting the attempt (they were never sent, or the relay is
      * shutting down): due now, {@code attempt_count - 1}. A non-null {@code code} is recorded as
      * the reason (for example {@code BROKER_UNAVAILABLE}); null keeps the previous error.
      */
-    List<UUID> releaseUnsent(@Param("relayId") String relayId, @Param("ids") UUID[] ids,
-            @Param("tokens") Long[] tokens, @Param("code") String code, @Param("message") String message);
+    List<UUID> releaseUnsent(
+            @Param("relayId") String relayId,
+            @Param("ids") UUID[] ids,
+            @Param("tokens") Long[] tokens,
+            @Param("code") String code,
+            @Param("message") String message);
 
     /**
      * Returns rows whose lease is older than {@code leaseMillis} to retry with
      * {@code STALE_LOCK}, or parks them once they have used {@code maxAttempts}: a row that
      * keeps killing its relay must not loop forever.
      */
-    List<StaleLease> releaseStaleLocks(@Param("leaseMillis") long leaseMillis, @Param("maxAttempts") int maxAttempts,
-            @Param("limit") int limit);
+    List<StaleLease> releaseStaleLocks(
+            @Param("leaseMillis") long leaseMillis, @Param("maxAttempts") int maxAttempts, @Param("limit") int limit);
 
     OutboxRecord findById(@Param("id") UUID id);
 
-    List<OutboxRecord> findByAggregate(@Param("aggregateType") String aggregateType,
-            @Param("aggregateId") String aggregateId);
+    List<OutboxRecord> findByAggregate(
+            @Param("aggregateType") String aggregateType, @Param("aggregateId") String aggregateId);
 
     /** A stale lease that was released: which row, who held it, and what it became. */
-    record StaleLease(UUID id, String lockedBy, OutboxStatus status) {
-    }
+    record StaleLease(UUID id, String lockedBy, OutboxStatus status) {}
 }

@@ -19,8 +19,7 @@ import java.util.Map;
  * publish byte for byte. Where the row goes (exchange, routing key) is the contract's to say.
  */
 public final class OutboxMessages {
-    private OutboxMessages() {
-    }
+    private OutboxMessages() {}
 
     /**
      * @throws MessageContractViolationException when the domain produced a payload that breaks
@@ -32,15 +31,22 @@ public final class OutboxMessages {
     }
 
     /** As {@link #from(DomainEvent, MessageContext, long)}, against the given catalogue. */
-    public static NewOutboxMessage from(MessageContracts contracts, DomainEvent event, MessageContext context,
-            long nowEpochMillis) {
+    public static NewOutboxMessage from(
+            MessageContracts contracts, DomainEvent event, MessageContext context, long nowEpochMillis) {
         MessageType type = event.type();
-        MessageContract contract = contracts.find(type.name(), type.version()).orElseThrow(() ->
-                new MessageContractViolationException(type.name(), type.version(), List.of("there is no contract "
-                        + MessageContracts.ROOT + "/" + type.name() + "/v" + type.version() + ".schema.json")));
+        MessageContract contract = contracts
+                .find(type.name(), type.version())
+                .orElseThrow(() -> new MessageContractViolationException(
+                        type.name(),
+                        type.version(),
+                        List.of("there is no contract " + MessageContracts.ROOT + "/" + type.name() + "/v"
+                                + type.version() + ".schema.json")));
         if (!contract.aggregateType().equals(event.aggregateType())) {
-            throw new MessageContractViolationException(type.name(), type.version(), List.of("aggregate type "
-                    + event.aggregateType() + " differs from the contract's " + contract.aggregateType()));
+            throw new MessageContractViolationException(
+                    type.name(),
+                    type.version(),
+                    List.of("aggregate type " + event.aggregateType() + " differs from the contract's "
+                            + contract.aggregateType()));
         }
         String payload = Json.write(event.payload());
         JsonNode tree;

@@ -38,8 +38,8 @@ public class OutboxStore {
      */
     @Transactional(force = true)
     public List<OutboxRecord> claim(String relayId, int limit, Set<String> unorderedTypes) {
-        List<OutboxRecord> rows = new ArrayList<>(mapper.claimPending(relayId, limit,
-                unorderedTypes.toArray(String[]::new)));
+        List<OutboxRecord> rows =
+                new ArrayList<>(mapper.claimPending(relayId, limit, unorderedTypes.toArray(String[]::new)));
         // RETURNING does not keep the subquery's order; publish in due order, versions ascending
         rows.sort(java.util.Comparator.comparing(OutboxRecord::nextAttemptAt)
                 .thenComparing(OutboxRecord::createdAt)
@@ -67,14 +67,18 @@ public class OutboxStore {
         List<Failure> park = failures.stream().filter(Failure::park).toList();
         Set<UUID> changed = new HashSet<>();
         if (!retry.isEmpty()) {
-            changed.addAll(mapper.markRetryableFailed(relayId, ids(retry.stream().map(Failure::lease).toList()),
+            changed.addAll(mapper.markRetryableFailed(
+                    relayId,
+                    ids(retry.stream().map(Failure::lease).toList()),
                     tokens(retry.stream().map(Failure::lease).toList()),
                     retry.stream().map(f -> f.code().name()).toArray(String[]::new),
                     retry.stream().map(Failure::message).toArray(String[]::new),
                     retry.stream().map(f -> f.delay().toMillis()).toArray(Long[]::new)));
         }
         if (!park.isEmpty()) {
-            changed.addAll(mapper.markParked(relayId, ids(park.stream().map(Failure::lease).toList()),
+            changed.addAll(mapper.markParked(
+                    relayId,
+                    ids(park.stream().map(Failure::lease).toList()),
                     tokens(park.stream().map(Failure::lease).toList()),
                     park.stream().map(f -> f.code().name()).toArray(String[]::new),
                     park.stream().map(Failure::message).toArray(String[]::new)));
@@ -92,8 +96,8 @@ public class OutboxStore {
         if (leases.isEmpty()) {
             return Set.of();
         }
-        return new HashSet<>(mapper.releaseUnsent(relayId, ids(leases), tokens(leases),
-                reason == null ? null : reason.name(), detail));
+        return new HashSet<>(mapper.releaseUnsent(
+                relayId, ids(leases), tokens(leases), reason == null ? null : reason.name(), detail));
     }
 
     /** Recovers rows whose relay has held them longer than {@code lease}. */

@@ -29,6 +29,7 @@ public final class RelayLock implements LivenessLock {
     public static final int NAMESPACE = 0x6f757462;
     /** Ends the application name of every liveness session, so a refused relay can tell one from a sweep. */
     public static final String APPLICATION_NAME_SUFFIX = "-liveness";
+
     private static final int KEEPALIVE_PROBES = 3;
 
     private final Connection connection;
@@ -64,8 +65,9 @@ public final class RelayLock implements LivenessLock {
             set(c, "tcp_user_timeout", silentHostTimeout.toMillis());
             int key;
             // touching heartbeat_at keeps a long-dead registration from being forgotten under us
-            try (PreparedStatement s = c.prepareStatement("INSERT INTO outbox_relays (relay_id, heartbeat_at)"
-                    + " VALUES (?, now()) ON CONFLICT (relay_id) DO UPDATE SET heartbeat_at = now() RETURNING lock_key")) {
+            try (PreparedStatement s = c.prepareStatement(
+                    "INSERT INTO outbox_relays (relay_id, heartbeat_at)"
+                            + " VALUES (?, now()) ON CONFLICT (relay_id) DO UPDATE SET heartbeat_at = now() RETURNING lock_key")) {
                 s.setString(1, relayId);
                 key = single(s).getInt(1);
             }
@@ -126,8 +128,8 @@ public final class RelayLock implements LivenessLock {
      */
     @Override
     public void heartbeat() {
-        try (PreparedStatement s = connection.prepareStatement(
-                "UPDATE outbox_relays SET heartbeat_at = now() WHERE relay_id = ?")) {
+        try (PreparedStatement s =
+                connection.prepareStatement("UPDATE outbox_relays SET heartbeat_at = now() WHERE relay_id = ?")) {
             s.setString(1, relayId);
             s.executeUpdate();
         } catch (SQLException e) {
@@ -153,10 +155,12 @@ public final class RelayLock implements LivenessLock {
                     return LockHolder.nobody();
                 }
                 String application = rs.getString(2);
-                return new LockHolder("database backend " + rs.getInt(1) + " (" + application + " from "
-                        + (rs.getString(3) == null ? "a local socket" : rs.getString(3)) + ", connected since "
-                        + rs.getTimestamp(4) + "); the registry names host " + rs.getString(5) + " pid "
-                        + rs.getObject(6), application != null && application.endsWith(APPLICATION_NAME_SUFFIX));
+                return new LockHolder(
+                        "database backend " + rs.getInt(1) + " (" + application + " from "
+                                + (rs.getString(3) == null ? "a local socket" : rs.getString(3)) + ", connected since "
+                                + rs.getTimestamp(4) + "); the registry names host " + rs.getString(5) + " pid "
+                                + rs.getObject(6),
+                        application != null && application.endsWith(APPLICATION_NAME_SUFFIX));
             }
         } catch (SQLException e) {
             throw DataAccessTranslation.translate(e);

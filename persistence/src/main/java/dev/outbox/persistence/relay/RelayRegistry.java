@@ -34,8 +34,11 @@ public class RelayRegistry {
         if (dead.isEmpty()) {
             return List.of();
         }
-        return mapper.releaseHeldBy(dead.toArray(String[]::new),
-                "died before it recorded an outcome (its liveness lock was free)", limit, maxAttempts);
+        return mapper.releaseHeldBy(
+                dead.toArray(String[]::new),
+                "died before it recorded an outcome (its liveness lock was free)",
+                limit,
+                maxAttempts);
     }
 
     /**
@@ -44,8 +47,11 @@ public class RelayRegistry {
      */
     @Transactional(force = true)
     public List<OutboxMapper.StaleLease> takeBackOwn(String relayId, int limit, int maxAttempts) {
-        return mapper.releaseHeldBy(new String[] {relayId},
-                "was restarted before it recorded an outcome; the new incarnation gave it back", limit, maxAttempts);
+        return mapper.releaseHeldBy(
+                new String[] {relayId},
+                "was restarted before it recorded an outcome; the new incarnation gave it back",
+                limit,
+                maxAttempts);
     }
 
     /** What {@link #unregister} found. */
@@ -76,9 +82,11 @@ public class RelayRegistry {
         }
         List<OutboxMapper.StaleLease> batch;
         do {
-            batch = mapper.releaseHeldBy(new String[] {relayId},
+            batch = mapper.releaseHeldBy(
+                    new String[] {relayId},
                     "ran with liveness before and is gone; the relay restarted without liveness gave it back",
-                    UNREGISTER_BATCH, maxAttempts);
+                    UNREGISTER_BATCH,
+                    maxAttempts);
         } while (batch.size() == UNREGISTER_BATCH);
         mapper.unregister(relayId);
         return Unregistered.REMOVED;

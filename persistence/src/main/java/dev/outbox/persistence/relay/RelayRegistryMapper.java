@@ -35,8 +35,11 @@ public interface RelayRegistryMapper {
      * is parked once it has used {@code maxAttempts}: a row that kills its relay must not take the
      * whole fleet down in turn.
      */
-    List<OutboxMapper.StaleLease> releaseHeldBy(@Param("relayIds") String[] relayIds, @Param("why") String why,
-            @Param("limit") int limit, @Param("maxAttempts") int maxAttempts);
+    List<OutboxMapper.StaleLease> releaseHeldBy(
+            @Param("relayIds") String[] relayIds,
+            @Param("why") String why,
+            @Param("limit") int limit,
+            @Param("maxAttempts") int maxAttempts);
 
     /**
      * Deletes registered relays that are dead (lock free, taken for the transaction), hold no row

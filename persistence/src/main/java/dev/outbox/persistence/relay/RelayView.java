@@ -9,6 +9,14 @@ import java.time.Instant;
  * @param inProgress rows leased to this relay id now
  * @param oldestLeaseAt when the oldest of those leases was taken, or null
  */
-public record RelayView(String relayId, String host, Long pid, Integer backendPid, Instant startedAt,
-        Instant heartbeatAt, Instant registeredAt, boolean alive, long inProgress, Instant oldestLeaseAt) {
-}
+public record RelayView(
+        String relayId,
+        String host,
+        Long pid,
+        Integer backendPid,
+        Instant startedAt,
+        Instant heartbeatAt,
+        Instant registeredAt,
+        boolean alive,
+        long inProgress,
+        Instant oldestLeaseAt) {}

@@ -58,8 +58,8 @@ public class RetentionRun {
                     deleted.put("processed_messages", drain(() -> m.deleteProcessed(processedAge, batch), policy));
                     deleted.put("idempotency_keys", drain(() -> m.deleteExpiredIdempotencyKeys(batch), policy));
                     deleted.put("consumer_failures", drain(() -> m.deleteOldFailures(processedAge, batch), policy));
-                    deleted.put("consumer_side_effects", drain(() -> m.deleteDoneSideEffects(processedAge, batch),
-                            policy));
+                    deleted.put(
+                            "consumer_side_effects", drain(() -> m.deleteDoneSideEffects(processedAge, batch), policy));
                     deleted.put("ledger_journal", drain(() -> m.deleteOldJournal(processedAge, batch), policy));
                     return new Result(true, deleted);
                 } finally {

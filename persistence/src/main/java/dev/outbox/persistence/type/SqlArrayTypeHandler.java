@@ -20,8 +20,7 @@ abstract class SqlArrayTypeHandler<T> extends BaseTypeHandler<T[]> {
     }
 
     @Override
-    public void setNonNullParameter(PreparedStatement ps, int i, T[] parameter, JdbcType jdbcType)
-            throws SQLException {
+    public void setNonNullParameter(PreparedStatement ps, int i, T[] parameter, JdbcType jdbcType) throws SQLException {
         Array array = ps.getConnection().createArrayOf(elementType, parameter);
         ps.setArray(i, array);
     }

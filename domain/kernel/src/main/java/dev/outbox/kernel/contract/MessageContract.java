@@ -35,8 +35,17 @@ public final class MessageContract {
     private final ObjectNode document;
     private final Schema schema;
 
-    MessageContract(String messageType, int version, String exchange, String routingKey, String aggregateType,
-            String aggregateIdProperty, boolean ordered, String source, ObjectNode document, Schema schema) {
+    MessageContract(
+            String messageType,
+            int version,
+            String exchange,
+            String routingKey,
+            String aggregateType,
+            String aggregateIdProperty,
+            boolean ordered,
+            String source,
+            ObjectNode document,
+            Schema schema) {
         this.messageType = Objects.requireNonNull(messageType);
         this.version = version;
         this.exchange = Objects.requireNonNull(exchange);
@@ -137,7 +146,8 @@ public final class MessageContract {
     /** "lines[0].quantity: must have a minimum value of 1", without the validator's "$." prefix. */
     private static String describe(Error e) {
         String message = e.getMessage();
-        String where = e.getInstanceLocation() == null ? "" : e.getInstanceLocation().toString();
+        String where =
+                e.getInstanceLocation() == null ? "" : e.getInstanceLocation().toString();
         if (where.startsWith("$.")) {
             where = where.substring(2);
         } else if ("$".equals(where)) {

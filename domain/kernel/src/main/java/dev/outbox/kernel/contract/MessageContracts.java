@@ -50,14 +50,19 @@ public final class MessageContracts {
     /** The classpath folder contracts live in. */
     public static final String ROOT = "contracts";
 
-    private static final Pattern FILE = Pattern.compile("(?:^|/)" + ROOT + "/([a-z0-9][a-z0-9._-]*)/v([1-9][0-9]*)\\.schema\\.json$");
+    private static final Pattern FILE =
+            Pattern.compile("(?:^|/)" + ROOT + "/([a-z0-9][a-z0-9._-]*)/v([1-9][0-9]*)\\.schema\\.json$");
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Draft-07: the JSON Schema dialect AsyncAPI 3.0 embeds as its default schema format. */
-    private static final SchemaRegistry REGISTRY = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_7,
+    private static final SchemaRegistry REGISTRY = SchemaRegistry.withDefaultDialect(
+            SpecificationVersion.DRAFT_7,
             b -> b.schemaRegistryConfig(SchemaRegistryConfig.builder()
-                    .formatAssertionsEnabled(true).pathType(PathType.JSON_PATH).build()));
-    private static final Schema META_SCHEMA = REGISTRY.getSchema(
-            SchemaLocation.of(SpecificationVersion.DRAFT_7.getDialectId()));
+                    .formatAssertionsEnabled(true)
+                    .pathType(PathType.JSON_PATH)
+                    .build()));
+
+    private static final Schema META_SCHEMA =
+            REGISTRY.getSchema(SchemaLocation.of(SpecificationVersion.DRAFT_7.getDialectId()));
 
     private static volatile MessageContracts onClasspath;
 
@@ -92,20 +97,21 @@ public final class MessageContracts {
         Map<String, Map<Integer, MessageContract>> byType = new TreeMap<>();
         for (URL url : contractFiles(loader)) {
             MessageContract c = read(url);
-            MessageContract first = byType.computeIfAbsent(c.messageType(), t -> new TreeMap<>()).putIfAbsent(c.version(), c);
+            MessageContract first = byType.computeIfAbsent(c.messageType(), t -> new TreeMap<>())
+                    .putIfAbsent(c.version(), c);
             // the same jar twice on a classpath (a manifest Class-Path beside the build's) is harmless;
             // two different definitions of one type and version are not
             if (first != null && !first.sameDefinitionAs(c)) {
-                throw new ContractDefinitionException(c + " is defined twice, differently: " + first.source() + " and "
-                        + c.source());
+                throw new ContractDefinitionException(
+                        c + " is defined twice, differently: " + first.source() + " and " + c.source());
             }
         }
         byType.forEach((type, versions) -> {
             Set<Boolean> ordering = new TreeSet<>();
             versions.values().forEach(v -> ordering.add(v.ordered()));
             if (ordering.size() > 1) {
-                throw new ContractDefinitionException(type + ": 'ordered' must be the same in every version; "
-                        + "it is a property of the type");
+                throw new ContractDefinitionException(
+                        type + ": 'ordered' must be the same in every version; " + "it is a property of the type");
             }
         });
         byType.replaceAll((type, versions) -> Collections.unmodifiableMap(versions));
@@ -122,8 +128,9 @@ public final class MessageContracts {
      *     write a message nobody declared
      */
     public MessageContract require(String messageType, int version) {
-        return find(messageType, version).orElseThrow(() -> new ContractDefinitionException(
-                "no contract " + ROOT + "/" + messageType + "/v" + version + ".schema.json on the classpath"));
+        return find(messageType, version)
+                .orElseThrow(() -> new ContractDefinitionException(
+                        "no contract " + ROOT + "/" + messageType + "/v" + version + ".schema.json on the classpath"));
     }
 
     /** True when the catalogue has a contract for the type at any version. */
@@ -232,7 +239,9 @@ public final class MessageContracts {
             List<String> names = new ArrayList<>();
             for (Enumeration<JarEntry> e = jar.entries(); e.hasMoreElements(); ) {
                 JarEntry entry = e.nextElement();
-                if (!entry.isDirectory() && entry.getName().startsWith(ROOT + "/") && entry.getName().endsWith(".json")) {
+                if (!entry.isDirectory()
+                        && entry.getName().startsWith(ROOT + "/")
+                        && entry.getName().endsWith(".json")) {
                     names.add(entry.getName());
                 }
             }
@@ -301,8 +310,17 @@ public final class MessageContracts {
         ObjectNode payloadSchema = document.deepCopy();
         payloadSchema.remove("x-outbox");
         Schema schema = REGISTRY.getSchema(SchemaLocation.of(expectedId), payloadSchema);
-        MessageContract contract = new MessageContract(type, version, exchange, routingKey, aggregateType,
-                aggregateIdProperty, outbox.get("ordered").booleanValue(), source, document, schema);
+        MessageContract contract = new MessageContract(
+                type,
+                version,
+                exchange,
+                routingKey,
+                aggregateType,
+                aggregateIdProperty,
+                outbox.get("ordered").booleanValue(),
+                source,
+                document,
+                schema);
         for (JsonNode example : contract.examples()) {
             List<String> problems = contract.violations(null, example);
             if (!problems.isEmpty()) {

@@ -86,20 +86,28 @@ class ContractDefinitionsTest {
                 "contracts/stock.counted/v1.schema.json", contract("stock.counted", 1, UNORDERED, "")));
         assertEquals(Set.of("stock.counted", "stock.reserved"), c.messageTypes());
         assertEquals(3, c.all().size());
-        assertEquals(List.of(2, 1), c.latest().stream().map(MessageContract::version).sorted((a, b) -> b - a).toList());
+        assertEquals(
+                List.of(2, 1),
+                c.latest().stream()
+                        .map(MessageContract::version)
+                        .sorted((a, b) -> b - a)
+                        .toList());
         assertEquals("stock.reserved", c.require("stock.reserved", 2).routingKey());
         assertEquals("stock.audit", c.require("stock.counted", 1).routingKey());
         assertEquals(Set.of("stock.counted"), c.unorderedTypes());
-        assertEquals(List.of("count: string found, integer expected"),
+        assertEquals(
+                List.of("count: string found, integer expected"),
                 c.violations("stock.reserved", 2, "i-1", "{\"itemId\": \"i-1\", \"count\": \"3\"}"));
     }
 
     @Test
     void contractsAreReadFromAJarLikeFromAFolder() throws IOException {
-        MessageContracts c = loadJar(Map.of(
-                "contracts/stock.reserved/v1.schema.json", contract("stock.reserved", 1, ORDERED, "")));
+        MessageContracts c =
+                loadJar(Map.of("contracts/stock.reserved/v1.schema.json", contract("stock.reserved", 1, ORDERED, "")));
         assertEquals(Set.of("stock.reserved"), c.messageTypes());
-        assertTrue(c.require("stock.reserved", 1).source().startsWith("jar:file:"), c.require("stock.reserved", 1).source());
+        assertTrue(
+                c.require("stock.reserved", 1).source().startsWith("jar:file:"),
+                c.require("stock.reserved", 1).source());
         assertEquals(List.of(), c.violations("stock.reserved", 1, "i-1", "{\"itemId\": \"i-1\"}"));
     }
 
@@ -109,12 +117,15 @@ class ContractDefinitionsTest {
         Files.writeString(other.resolve("v1.schema.json"), contract("stock.reserved", 1, ORDERED, ""));
         Path mine = Files.createDirectories(dir.resolve("mine/contracts/stock.reserved"));
         Files.writeString(mine.resolve("v1.schema.json"), contract("stock.reserved", 1, ORDERED, ""));
-        URL[] both = {dir.resolve("mine").toUri().toURL(), dir.resolve("other").toUri().toURL()};
+        URL[] both = {
+            dir.resolve("mine").toUri().toURL(), dir.resolve("other").toUri().toURL()
+        };
         try (URLClassLoader loader = new URLClassLoader(both, null)) {
             assertEquals(1, MessageContracts.load(loader).all().size());
         }
-        Files.writeString(other.resolve("v1.schema.json"), contract("stock.reserved", 1, ORDERED,
-                ", \"description\": \"changed\""));
+        Files.writeString(
+                other.resolve("v1.schema.json"),
+                contract("stock.reserved", 1, ORDERED, ", \"description\": \"changed\""));
         try (URLClassLoader loader = new URLClassLoader(both, null)) {
             String message = assertThrows(ContractDefinitionException.class, () -> MessageContracts.load(loader))
                     .getMessage();
@@ -124,48 +135,62 @@ class ContractDefinitionsTest {
 
     @Test
     void aCopiedFileThatKeepsItsOldIdIsRefused() {
-        String message = refused(Map.of("contracts/stock.reserved/v2.schema.json",
-                contract("stock.reserved", 1, ORDERED, ""))).getMessage();
+        String message = refused(
+                        Map.of("contracts/stock.reserved/v2.schema.json", contract("stock.reserved", 1, ORDERED, "")))
+                .getMessage();
         assertTrue(message.contains("$id must be \"urn:outbox:contract:stock.reserved:v2\""), message);
     }
 
     @Test
     void aStrayFileInTheContractsFolderIsRefused() {
-        String message = refused(Map.of("contracts/stock.reserved/latest.json", "{}")).getMessage();
+        String message =
+                refused(Map.of("contracts/stock.reserved/latest.json", "{}")).getMessage();
         assertTrue(message.contains("must be named contracts/<message type>/v<version>.schema.json"), message);
     }
 
     @Test
     void aSchemaThatIsNotJsonSchemaIsRefused() {
-        String message = refused(Map.of("contracts/stock.reserved/v1.schema.json",
-                contract("stock.reserved", 1, ORDERED, ", \"minProperties\": \"two\""))).getMessage();
+        String message = refused(Map.of(
+                        "contracts/stock.reserved/v1.schema.json",
+                        contract("stock.reserved", 1, ORDERED, ", \"minProperties\": \"two\"")))
+                .getMessage();
         assertTrue(message.contains("not a valid draft-07 JSON Schema"), message);
     }
 
     @Test
     void aMissingOrIncompleteOutboxBlockIsRefused() {
-        String message = refused(Map.of("contracts/stock.reserved/v1.schema.json", contract("stock.reserved", 1,
-                "{\"exchange\": \"stock.events\", \"aggregateType\": \"item\", \"aggregateIdProperty\": \"itemId\"}",
-                ""))).getMessage();
+        String message = refused(Map.of(
+                        "contracts/stock.reserved/v1.schema.json",
+                        contract(
+                                "stock.reserved",
+                                1,
+                                "{\"exchange\": \"stock.events\", \"aggregateType\": \"item\", \"aggregateIdProperty\": \"itemId\"}",
+                                "")))
+                .getMessage();
         assertTrue(message.contains("x-outbox.ordered must be true or false"), message);
-        message = refused(Map.of("contracts/stock.reserved/v1.schema.json", contract("stock.reserved", 1,
-                ORDERED.replace("\"itemId\"", "\"count\""), ""))).getMessage();
+        message = refused(Map.of(
+                        "contracts/stock.reserved/v1.schema.json",
+                        contract("stock.reserved", 1, ORDERED.replace("\"itemId\"", "\"count\""), "")))
+                .getMessage();
         assertTrue(message.contains("aggregateIdProperty \"count\" must be a required property"), message);
     }
 
     @Test
     void anExampleThatBreaksItsOwnContractIsRefused() {
-        String message = refused(Map.of("contracts/stock.reserved/v1.schema.json", contract("stock.reserved", 1,
-                ORDERED, ", \"examples\": [{\"count\": 1}]"))).getMessage();
+        String message = refused(Map.of(
+                        "contracts/stock.reserved/v1.schema.json",
+                        contract("stock.reserved", 1, ORDERED, ", \"examples\": [{\"count\": 1}]")))
+                .getMessage();
         assertTrue(message.contains("an example breaks its own contract"), message);
     }
 
     @Test
     void orderingIsAPropertyOfTheTypeNotOfOneVersion() {
         String message = refused(Map.of(
-                "contracts/stock.reserved/v1.schema.json", contract("stock.reserved", 1, ORDERED, ""),
-                "contracts/stock.reserved/v2.schema.json", contract("stock.reserved", 2,
-                        ORDERED.replace("true", "false"), ""))).getMessage();
+                        "contracts/stock.reserved/v1.schema.json", contract("stock.reserved", 1, ORDERED, ""),
+                        "contracts/stock.reserved/v2.schema.json",
+                                contract("stock.reserved", 2, ORDERED.replace("true", "false"), "")))
+                .getMessage();
         assertTrue(message.contains("'ordered' must be the same in every version"), message);
     }
 }

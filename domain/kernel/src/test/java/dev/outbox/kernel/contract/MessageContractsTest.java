@@ -36,8 +36,12 @@ class MessageContractsTest {
         Order.Transition capture = placed.capture(Money.parse("5", EUR), UUID.randomUUID(), T);
         Order.Transition ship = capture.order().ship("DHL", "JJD0001", T);
         Order.Transition cancel = capture.order().cancel("r", T);
-        return List.of(Order.place(ID, "c", null, EUR, placed.lines(), T).events().get(0),
-                capture.events().get(0), ship.events().get(0), cancel.events().get(0), cancel.events().get(1));
+        return List.of(
+                Order.place(ID, "c", null, EUR, placed.lines(), T).events().get(0),
+                capture.events().get(0),
+                ship.events().get(0),
+                cancel.events().get(0),
+                cancel.events().get(1));
     }
 
     private static ObjectNode payloadOf(DomainEvent e) {
@@ -51,7 +55,9 @@ class MessageContractsTest {
     @Test
     void everyEventTheDomainEmitsHasAContractAndHonoursIt() {
         List<DomainEvent> events = everyEventTheOrderEmits();
-        assertEquals(catalog.messageTypes(), events.stream().map(e -> e.type().name()).collect(Collectors.toSet()),
+        assertEquals(
+                catalog.messageTypes(),
+                events.stream().map(e -> e.type().name()).collect(Collectors.toSet()),
                 "every contract is emitted by the order aggregate and every emitted type has a contract");
         for (DomainEvent e : events) {
             MessageContract c = catalog.require(e.type().name(), e.type().version());
@@ -77,7 +83,8 @@ class MessageContractsTest {
         ObjectNode p = captured();
         p.remove("paymentId");
         p.put("amount", 42.5);
-        assertEquals(List.of("amount: number found, string expected", "payload: required property 'paymentId' not found"),
+        assertEquals(
+                List.of("amount: number found, string expected", "payload: required property 'paymentId' not found"),
                 catalog.violations("payment.captured", 1, ID.toString(), p));
     }
 
@@ -85,7 +92,10 @@ class MessageContractsTest {
     void amountsMustBePositiveDecimalStringsAndCurrenciesCodes() {
         for (String zero : List.of("0", "0.00", "-5", "5.", "1e3")) {
             ObjectNode p = captured().put("amount", zero);
-            assertEquals(1, catalog.violations("payment.captured", 1, ID.toString(), p).size(), zero);
+            assertEquals(
+                    1,
+                    catalog.violations("payment.captured", 1, ID.toString(), p).size(),
+                    zero);
         }
         for (String fine : List.of("0.01", "5", "1234.5678")) {
             ObjectNode p = captured().put("amount", fine);
@@ -102,26 +112,30 @@ class MessageContractsTest {
     void linesAreCheckedElementByElement() {
         ObjectNode p = payloadOf(everyEventTheOrderEmits().get(0));
         ((ObjectNode) p.withArray("lines").get(0)).put("quantity", 0);
-        assertEquals(List.of("lines[0].quantity: must have a minimum value of 1"),
+        assertEquals(
+                List.of("lines[0].quantity: must have a minimum value of 1"),
                 catalog.violations("order.created", 1, ID.toString(), p));
     }
 
     @Test
     void aPayloadForAnotherAggregateIsRefused() {
-        List<String> v = catalog.violations("payment.captured", 1, UUID.randomUUID().toString(), captured());
+        List<String> v =
+                catalog.violations("payment.captured", 1, UUID.randomUUID().toString(), captured());
         assertEquals(1, v.size());
         assertTrue(v.get(0).startsWith("orderId " + ID + " does not match the row's aggregate_id "), v.get(0));
     }
 
     @Test
     void aKnownTypeAtAnUnknownVersionIsRefused() {
-        assertEquals(List.of("order.created has no contract at version 9 (known: [1])"),
+        assertEquals(
+                List.of("order.created has no contract at version 9 (known: [1])"),
                 catalog.violations("order.created", 9, ID.toString(), captured()));
     }
 
     @Test
     void nonObjectsAndNonJsonAreRefusedForKnownTypes() {
-        assertEquals(List.of("payload: array found, object expected"),
+        assertEquals(
+                List.of("payload: array found, object expected"),
                 catalog.violations("order.created", 1, ID.toString(), "[1, 2]"));
         List<String> v = catalog.violations("order.created", 1, ID.toString(), "{\"orderId\":");
         assertEquals(1, v.size());
