@@ -64,6 +64,7 @@ public final class PersistenceModule extends MyBatisModule {
         addMapperClass(LedgerMapper.class);
         addMapperClass(dev.outbox.persistence.relay.RelayRegistryMapper.class);
         extraMappers.forEach(this::addMapperClass);
+        bind(dev.outbox.producer.Outbox.class).to(dev.outbox.persistence.outbox.MyBatisOutbox.class);
 
         // bound before MyBatisModule binds its transaction interceptor, so it wraps it
         bindInterceptor(any(), annotatedWith(Transactional.class), new DataAccessTranslation());

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.config.Settings;
 import dev.outbox.messaging.Topology;
-import dev.outbox.persistence.outbox.MessageContext;
+import dev.outbox.producer.MessageContext;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TcpProxy;
 import java.net.URI;

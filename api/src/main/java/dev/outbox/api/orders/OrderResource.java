@@ -8,7 +8,7 @@ import dev.outbox.api.idempotency.IdempotencyRequest;
 import dev.outbox.api.idempotency.IdempotentExecutor;
 import dev.outbox.api.idempotency.StoredResponse;
 import dev.outbox.domain.Order;
-import dev.outbox.persistence.outbox.MessageContext;
+import dev.outbox.producer.MessageContext;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;

@@ -95,7 +95,7 @@ public final class AmqpMessageMapper {
             headers.put("causation_id", row.causationId());
         }
         Object traceparent = extra.get("traceparent");
-        if (traceparent instanceof String tp && dev.outbox.persistence.outbox.MessageContext.isValidTraceparent(tp)) {
+        if (traceparent instanceof String tp && dev.outbox.producer.MessageContext.isValidTraceparent(tp)) {
             headers.put("traceparent", tp);
         }
 

@@ -8,6 +8,7 @@ import dev.outbox.domain.event.MessageType;
 import dev.outbox.kernel.contract.MessageContract;
 import dev.outbox.kernel.contract.MessageContracts;
 import dev.outbox.persistence.json.Json;
+import dev.outbox.producer.MessageContext;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +34,33 @@ public final class OutboxMessages {
     /** As {@link #from(DomainEvent, MessageContext, long)}, against the given catalogue. */
     public static NewOutboxMessage from(
             MessageContracts contracts, DomainEvent event, MessageContext context, long nowEpochMillis) {
-        MessageType type = event.type();
+        return from(
+                contracts,
+                event.type(),
+                event.aggregateType(),
+                event.aggregateId().toString(),
+                event.aggregateVersion(),
+                event.payload(),
+                context,
+                nowEpochMillis);
+    }
+
+    /**
+     * The row for one message of {@code type} about an aggregate, its payload serialised once and
+     * checked against the type's contract.
+     *
+     * @throws MessageContractViolationException when the type has no contract, the aggregate type
+     *     is not the contract's, or the payload breaks it
+     */
+    public static NewOutboxMessage from(
+            MessageContracts contracts,
+            MessageType type,
+            String aggregateType,
+            String aggregateId,
+            Long aggregateVersion,
+            Object payload,
+            MessageContext context,
+            long nowEpochMillis) {
         MessageContract contract = contracts
                 .find(type.name(), type.version())
                 .orElseThrow(() -> new MessageContractViolationException(
@@ -41,21 +68,21 @@ public final class OutboxMessages {
                         type.version(),
                         List.of("there is no contract " + MessageContracts.ROOT + "/" + type.name() + "/v"
                                 + type.version() + ".schema.json")));
-        if (!contract.aggregateType().equals(event.aggregateType())) {
+        if (!contract.aggregateType().equals(aggregateType)) {
             throw new MessageContractViolationException(
                     type.name(),
                     type.version(),
-                    List.of("aggregate type " + event.aggregateType() + " differs from the contract's "
+                    List.of("aggregate type " + aggregateType + " differs from the contract's "
                             + contract.aggregateType()));
         }
-        String payload = Json.write(event.payload());
+        String json = Json.write(payload);
         JsonNode tree;
         try {
-            tree = Json.mapper().readTree(payload);
+            tree = Json.mapper().readTree(json);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("payload of " + type + " is not JSON", e);
         }
-        List<String> violations = contract.violations(event.aggregateId().toString(), tree);
+        List<String> violations = contract.violations(aggregateId, tree);
         if (!violations.isEmpty()) {
             throw new MessageContractViolationException(type.name(), type.version(), violations);
         }
@@ -65,14 +92,14 @@ public final class OutboxMessages {
         }
         return new NewOutboxMessage(
                 TimeOrderedIds.next(nowEpochMillis),
-                event.aggregateType(),
-                event.aggregateId().toString(),
-                event.aggregateVersion(),
+                aggregateType,
+                aggregateId,
+                aggregateVersion,
                 type.name(),
                 type.version(),
                 contract.exchange(),
                 contract.routingKey(),
-                payload,
+                json,
                 Json.write(headers),
                 context.correlationId(),
                 context.causationId(),

@@ -1,4 +1,4 @@
-package dev.outbox.persistence.outbox;
+package dev.outbox.producer;
 
 import java.util.regex.Pattern;
 
