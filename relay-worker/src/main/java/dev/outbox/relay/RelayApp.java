@@ -6,6 +6,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import dev.outbox.config.ConfigurationException;
 import dev.outbox.config.HealthReport;
+import dev.outbox.config.Lifecycle;
 import dev.outbox.config.Settings;
 import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.messaging.BrokerSession;
@@ -27,8 +28,6 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -82,7 +81,7 @@ public final class RelayApp implements AutoCloseable {
         DatabaseConfig databaseConfig =
                 DatabaseConfig.from(settings, dbUrl, "outbox-relay").withCustomPlans();
         Database database = Database.start(databaseConfig, settings.bool("OUTBOX_DB_MIGRATE", true));
-        List<AutoCloseable> started = new ArrayList<>();
+        Lifecycle started = new Lifecycle("relay start-up");
         try {
             Injector injector = Guice.createInjector(database.module());
             PrometheusMeterRegistry registry = Metrics.registry("outbox-relay");
@@ -118,14 +117,14 @@ public final class RelayApp implements AutoCloseable {
                         registry);
                 // before the relay starts: it claims nothing until it holds its lock and has taken back its rows
                 liveness.start();
-                started.add(liveness);
+                started.add("liveness", liveness);
             } else {
                 leaveToTheLease(relays, config.relayId(), config.backoff().size());
             }
             session.start();
-            started.add(session);
+            started.add("broker session", session);
             relay.start();
-            started.add(relay::stop);
+            started.onStop("relay", relay::stop);
             PendingListener listener = null;
             if (listen) {
                 listener = new PendingListener(
@@ -147,7 +146,7 @@ public final class RelayApp implements AutoCloseable {
                 // before the listener's first wake-up, so that wake-up already registers the relay as waiting
                 relay.announceWaits();
                 listener.start();
-                started.add(listener);
+                started.add("LISTEN connection", listener);
             }
             ProcessEndpoint endpoint = null;
             if (httpPort >= 0) {
@@ -171,11 +170,11 @@ public final class RelayApp implements AutoCloseable {
             LOG.info("relay {}", settings.describe());
             return new RelayApp(database, session, relay, endpoint, retention, listener, liveness);
         } catch (IOException e) {
-            closeAll(started);
+            started.close();
             database.close();
             throw new java.io.UncheckedIOException("cannot open the relay's HTTP port " + httpPort, e);
         } catch (RuntimeException e) {
-            closeAll(started);
+            started.close();
             database.close();
             throw e;
         }
@@ -213,16 +212,6 @@ public final class RelayApp implements AutoCloseable {
                         throw new IllegalStateException("interrupted while leaving the relay registry", e);
                     }
                 }
-            }
-        }
-    }
-
-    private static void closeAll(List<AutoCloseable> started) {
-        for (int i = started.size() - 1; i >= 0; i--) {
-            try {
-                started.get(i).close();
-            } catch (Exception e) {
-                LOG.warn("cleanup after a failed start", e);
             }
         }
     }

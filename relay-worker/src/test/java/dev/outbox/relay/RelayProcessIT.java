@@ -62,7 +62,7 @@ class RelayProcessIT {
 
         assertEquals(0, relay.terminate(Duration.ofSeconds(30)), "exit code after SIGTERM:\n" + relay.output());
         String out = relay.output();
-        assertTrue(out.contains("relay exited cleanly"), out);
+        assertTrue(out.contains("relay stopped cleanly"), out);
         Matcher stopped = Pattern.compile("relay relay-term stopped: claimed=(\\d+) published=(\\d+) released=(\\d+)")
                 .matcher(out);
         assertTrue(stopped.find(), out);

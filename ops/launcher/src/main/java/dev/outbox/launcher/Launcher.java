@@ -2,6 +2,7 @@ package dev.outbox.launcher;
 
 import dev.outbox.api.ApiApp;
 import dev.outbox.config.ConfigurationException;
+import dev.outbox.config.Lifecycle;
 import dev.outbox.config.ProcessSignals;
 import dev.outbox.config.Settings;
 import dev.outbox.ledger.LedgerConsumerApp;
@@ -22,14 +23,13 @@ import org.slf4j.LoggerFactory;
 public final class Launcher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Launcher.class);
 
-    private final List<AutoCloseable> started;
+    private final Lifecycle started;
     private final ApiApp api;
     private final RelayApp relay;
     private final LedgerConsumerApp ledger;
     private final Settings settings;
 
-    private Launcher(
-            List<AutoCloseable> started, ApiApp api, RelayApp relay, LedgerConsumerApp ledger, Settings settings) {
+    private Launcher(Lifecycle started, ApiApp api, RelayApp relay, LedgerConsumerApp ledger, Settings settings) {
         this.ledger = ledger;
         this.started = started;
         this.api = api;
@@ -38,17 +38,14 @@ public final class Launcher implements AutoCloseable {
     }
 
     public static Launcher start(Settings settings) {
-        List<AutoCloseable> started = new ArrayList<>();
+        Lifecycle started = new Lifecycle("launcher");
         try {
-            LedgerConsumerApp ledger = LedgerConsumerApp.start(settings);
-            started.add(ledger);
-            RelayApp relay = RelayApp.start(settings);
-            started.add(relay);
-            ApiApp api = ApiApp.start(settings);
-            started.add(api);
+            LedgerConsumerApp ledger = started.add("ledger consumer", LedgerConsumerApp.start(settings));
+            RelayApp relay = started.add("relay", RelayApp.start(settings));
+            ApiApp api = started.add("API", ApiApp.start(settings));
             return new Launcher(started, api, relay, ledger, settings);
         } catch (RuntimeException e) {
-            closeAll(started);
+            started.close();
             throw e;
         }
     }
@@ -95,17 +92,7 @@ public final class Launcher implements AutoCloseable {
 
     @Override
     public void close() {
-        closeAll(started);
-    }
-
-    private static void closeAll(List<AutoCloseable> started) {
-        for (int i = started.size() - 1; i >= 0; i--) {
-            try {
-                started.get(i).close();
-            } catch (Exception e) {
-                LOG.warn("error while stopping {}", started.get(i).getClass().getSimpleName(), e);
-            }
-        }
+        started.close();
     }
 
     public static void main(String[] args) throws Exception {
