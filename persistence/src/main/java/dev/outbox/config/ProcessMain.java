@@ -45,7 +45,7 @@ public final class ProcessMain {
         }
         LOG.info(
                 "{} running (pid {}); stop it with SIGTERM",
-                name,
+                label.apply(app),
                 ProcessHandle.current().pid());
         int code = 0;
         try {
