@@ -1,59 +1,53 @@
 package dev.outbox.messaging;
 
 import com.rabbitmq.client.Channel;
-import dev.outbox.kernel.contract.MessageContract;
-import dev.outbox.kernel.contract.MessageContracts;
+import dev.outbox.kernel.topology.BrokerTopology;
+import dev.outbox.kernel.topology.QueueDeclaration;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The broker topology as code. Every declaration is idempotent, so the relay and each consumer
- * declare it at start-up and a fresh broker needs no manual set-up. The relay publishes with
- * {@code mandatory}, so a routing key with no binding is parked as {@code UNROUTABLE}: the
- * bindings here must cover every message type whose contract names this exchange, which
- * {@code TopologyTest} checks.
+ * Declares the broker topology that {@link BrokerTopology} reads as data: every exchange the
+ * contracts name (durable topic) and every consumer queue a module ships a
+ * {@code topology/<queue>.queue.json} for, with its dead-letter queue and bindings. Every
+ * declaration is idempotent, so the relay and each consumer declare it at start-up and a fresh
+ * broker needs no manual set-up. The relay publishes with {@code mandatory}, so a routing key with
+ * no binding is parked as {@code UNROUTABLE}.
  */
 public final class Topology {
-    /** The durable topic exchange all order events go to. */
+    /** The order service's exchange; its contracts name it. */
     public static final String ORDERS_EXCHANGE = "orders.events";
-
-    /** The sample ledger consumer's queue: every order event, so it can apply them in aggregate order. */
-    public static final String LEDGER_QUEUE = "ledger.order-events";
-
-    /** A durable queue, the routing keys bound to it on {@link #ORDERS_EXCHANGE}, and its dead-letter queue. */
-    public record QueueSpec(String name, List<String> routingKeys) {
-        public String deadLetterQueue() {
-            return deadLetterQueueOf(name);
-        }
-    }
-
-    /** Where a consumer of {@code queue} puts messages it can never process. */
-    public static String deadLetterQueueOf(String queue) {
-        return queue + ".dlq";
-    }
-
-    /** The consumer queues this service's topology creates. */
-    public static List<QueueSpec> queues() {
-        return List.of(new QueueSpec(
-                LEDGER_QUEUE,
-                MessageContracts.onClasspath().all().stream()
-                        .filter(c -> ORDERS_EXCHANGE.equals(c.exchange()))
-                        .map(MessageContract::routingKey)
-                        .distinct()
-                        .toList()));
-    }
 
     private Topology() {}
 
-    /** Declares the exchange, the queues and their bindings. */
+    /** Where a consumer of {@code queue} puts messages it can never process: as declared, else {@code <queue>.dlq}. */
+    public static String deadLetterQueueOf(String queue) {
+        return queues().stream()
+                .filter(q -> q.name().equals(queue))
+                .map(QueueDeclaration::deadLetterQueue)
+                .findFirst()
+                .orElse(queue + ".dlq");
+    }
+
+    /** The consumer queues on this classpath. */
+    public static List<QueueDeclaration> queues() {
+        return BrokerTopology.onClasspath().queues();
+    }
+
+    /** Declares the exchanges, the queues, their dead-letter queues and their bindings. */
     public static void declare(Channel channel) throws IOException {
-        channel.exchangeDeclare(ORDERS_EXCHANGE, "topic", true, false, Map.of());
-        for (QueueSpec q : queues()) {
-            channel.queueDeclare(q.name(), true, false, false, Map.of());
+        BrokerTopology topology = BrokerTopology.onClasspath();
+        for (String exchange : topology.exchanges()) {
+            channel.exchangeDeclare(exchange, "topic", true, false, Map.of());
+        }
+        for (QueueDeclaration q : topology.queues()) {
+            channel.queueDeclare(q.name(), true, false, false, q.arguments());
             channel.queueDeclare(q.deadLetterQueue(), true, false, false, Map.of());
-            for (String key : q.routingKeys()) {
-                channel.queueBind(q.name(), ORDERS_EXCHANGE, key);
+            for (QueueDeclaration.Binding b : q.bindings()) {
+                for (String key : b.routingKeys()) {
+                    channel.queueBind(q.name(), b.exchange(), key);
+                }
             }
         }
     }

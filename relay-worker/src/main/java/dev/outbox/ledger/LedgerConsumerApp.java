@@ -31,7 +31,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The sample ledger consumer, a process of its own: consumes {@link Topology#LEDGER_QUEUE} and
+ * The sample ledger consumer, a process of its own: consumes {@link #QUEUE} and
  * books captured and refunded payments, exactly once in effect. Its HTTP port
  * ({@code OUTBOX_LEDGER_HTTP_PORT}, default 8082, -1 turns it off) serves {@code /metrics} and
  * {@code /health/ready}, which is ready only while the database answers and every consumer
@@ -40,6 +40,9 @@ import org.slf4j.LoggerFactory;
 public final class LedgerConsumerApp implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LedgerConsumerApp.class);
     public static final String CONSUMER_NAME = "ledger";
+
+    /** Its queue, declared by {@code topology/ledger.order-events.queue.json}. */
+    public static final String QUEUE = "ledger.order-events";
 
     private final Database database;
     private final BrokerSession session;
@@ -59,7 +62,7 @@ public final class LedgerConsumerApp implements AutoCloseable {
                 .orElseThrow(() -> new ConfigurationException("OUTBOX_DB_URL is not set"));
         String amqpUri = settings.optional("OUTBOX_AMQP_URI")
                 .orElseThrow(() -> new ConfigurationException("OUTBOX_AMQP_URI is not set"));
-        ConsumerSettings consumer = ConsumerSettings.from(settings, "LEDGER", CONSUMER_NAME, Topology.LEDGER_QUEUE);
+        ConsumerSettings consumer = ConsumerSettings.from(settings, "LEDGER", CONSUMER_NAME, LedgerConsumerApp.QUEUE);
         int httpPort = settings.integer("OUTBOX_LEDGER_HTTP_PORT", 8082, -1, 65_535);
         String httpHost = settings.string("OUTBOX_LEDGER_HTTP_HOST", "0.0.0.0");
         Database database = Database.start(
@@ -108,7 +111,7 @@ public final class LedgerConsumerApp implements AutoCloseable {
             }
             LOG.info(
                     "ledger consumer started on {} (prefetch {}, {} channel(s))",
-                    Topology.LEDGER_QUEUE,
+                    LedgerConsumerApp.QUEUE,
                     consumer.prefetch(),
                     consumer.channels());
             return new LedgerConsumerApp(database, session, runner, endpoint);

@@ -51,7 +51,7 @@ import org.junit.jupiter.api.Test;
  */
 class LedgerConsumerResilienceIT {
     private static final Currency EUR = Currency.getInstance("EUR");
-    private static final String DLQ = Topology.deadLetterQueueOf(Topology.LEDGER_QUEUE);
+    private static final String DLQ = Topology.deadLetterQueueOf(LedgerConsumerApp.QUEUE);
     private static final long SEED = 11_0_3L;
     private static final int RANDOM_CASES = 300;
     private static final int MAX_ATTEMPTS = 3;
@@ -64,7 +64,7 @@ class LedgerConsumerResilienceIT {
     void setUp() {
         db.reset();
         broker.withChannel(Topology::declare);
-        broker.purgeIfExists(Topology.LEDGER_QUEUE);
+        broker.purgeIfExists(LedgerConsumerApp.QUEUE);
         broker.purgeIfExists(DLQ);
     }
 
@@ -113,7 +113,7 @@ class LedgerConsumerResilienceIT {
 
     private int consumersOnLedgerQueue() {
         try (Channel ch = broker.connection().createChannel()) {
-            return ch.queueDeclarePassive(Topology.LEDGER_QUEUE).getConsumerCount();
+            return ch.queueDeclarePassive(LedgerConsumerApp.QUEUE).getConsumerCount();
         } catch (Exception e) {
             return -1;
         }
@@ -170,7 +170,7 @@ class LedgerConsumerResilienceIT {
                 MalformedDeliveries.all(broker.connection().getFrameMax(), SEED, RANDOM_CASES);
         broker.withChannel(ch -> {
             for (MalformedDeliveries.Probe p : probes) {
-                ch.basicPublish("", Topology.LEDGER_QUEUE, p.properties(), p.body());
+                ch.basicPublish("", LedgerConsumerApp.QUEUE, p.properties(), p.body());
             }
         });
         UUID orderId = UUID.randomUUID();
@@ -186,7 +186,7 @@ class LedgerConsumerResilienceIT {
                         () -> describe(runner) + " consumers on the queue=" + consumersOnLedgerQueue()));
         assertEquals(1, captures(orderId), "the valid capture after the malformed deliveries was booked");
         assertEquals(2, consumersOnLedgerQueue(), "both channels still consume");
-        assertEquals(0, broker.messageCount(Topology.LEDGER_QUEUE), "nothing left to requeue");
+        assertEquals(0, broker.messageCount(LedgerConsumerApp.QUEUE), "nothing left to requeue");
         assertTrue(runner.failures() <= (long) MAX_ATTEMPTS * total, "retries are bounded: " + describe(runner));
 
         long deadLettered = runner.deadLettered();
@@ -243,7 +243,7 @@ class LedgerConsumerResilienceIT {
 
         assertEquals(200, readiness(app));
 
-        broker.deleteQueue(Topology.LEDGER_QUEUE);
+        broker.deleteQueue(LedgerConsumerApp.QUEUE);
         await("not ready while nothing consumes").atMost(Duration.ofSeconds(10)).until(() -> readiness(app) == 503);
         assertTrue(
                 get(app, "/health/ready").body().contains("of 2 channel(s) consuming"),

@@ -48,8 +48,8 @@ class LedgerOrderingIT {
     void setUp() {
         db.reset();
         broker.withChannel(Topology::declare);
-        broker.purgeIfExists(Topology.LEDGER_QUEUE);
-        broker.purgeIfExists(Topology.deadLetterQueueOf(Topology.LEDGER_QUEUE));
+        broker.purgeIfExists(LedgerConsumerApp.QUEUE);
+        broker.purgeIfExists(Topology.deadLetterQueueOf(LedgerConsumerApp.QUEUE));
     }
 
     @AfterEach
@@ -181,7 +181,7 @@ class LedgerOrderingIT {
                 db.rows("SELECT entry_type FROM ledger_entries ORDER BY entry_seq").stream()
                         .map(r -> r.get("entry_type"))
                         .toList());
-        assertEquals(0, broker.messageCount(Topology.deadLetterQueueOf(Topology.LEDGER_QUEUE)));
+        assertEquals(0, broker.messageCount(Topology.deadLetterQueueOf(LedgerConsumerApp.QUEUE)));
     }
 
     @Test

@@ -44,7 +44,7 @@ class RelayCrashIT {
     void clean() {
         fx.db.reset();
         fx.broker.declareTopicExchange(Topology.ORDERS_EXCHANGE);
-        fx.broker.purgeIfExists(Topology.LEDGER_QUEUE);
+        fx.broker.purgeIfExists(LedgerConsumerApp.QUEUE);
     }
 
     @AfterEach

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.config.Settings;
+import dev.outbox.ledger.LedgerConsumerApp;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.outbox.ErrorCode;
 import dev.outbox.persistence.outbox.OutboxRecord;
@@ -43,7 +44,7 @@ class RelayFailureIT {
         fx.db.reset();
         fx.broker.declareTopicExchange(Topology.ORDERS_EXCHANGE);
         fx.broker.withChannel(Topology::declare);
-        fx.broker.purgeIfExists(Topology.LEDGER_QUEUE);
+        fx.broker.purgeIfExists(LedgerConsumerApp.QUEUE);
     }
 
     @AfterEach

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.rabbitmq.client.AMQP;
 import dev.outbox.config.Settings;
+import dev.outbox.ledger.LedgerConsumerApp;
 import dev.outbox.messaging.Topology;
 import dev.outbox.testkit.JavaProcess;
 import dev.outbox.testkit.RecordingQueue;
@@ -33,7 +34,7 @@ class RelayProcessIT {
     void clean() {
         fx.db.reset();
         fx.broker.withChannel(Topology::declare);
-        fx.broker.purgeIfExists(Topology.LEDGER_QUEUE);
+        fx.broker.purgeIfExists(LedgerConsumerApp.QUEUE);
     }
 
     @AfterEach
@@ -63,6 +64,12 @@ class RelayProcessIT {
         assertEquals(0, relay.terminate(Duration.ofSeconds(30)), "exit code after SIGTERM:\n" + relay.output());
         String out = relay.output();
         assertTrue(out.contains("relay stopped cleanly"), out);
+        // the ready line the benchmark and the chaos soak wait for
+        assertTrue(
+                Pattern.compile("relay relay-term running \\(pid \\d+\\)")
+                        .matcher(out)
+                        .find(),
+                out);
         Matcher stopped = Pattern.compile("relay relay-term stopped: claimed=(\\d+) published=(\\d+) released=(\\d+)")
                 .matcher(out);
         assertTrue(stopped.find(), out);

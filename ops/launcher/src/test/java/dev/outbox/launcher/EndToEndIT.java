@@ -45,7 +45,7 @@ class EndToEndIT {
     void clean() {
         DB.reset();
         BROKER.declareTopicExchange(Topology.ORDERS_EXCHANGE);
-        BROKER.purgeIfExists(Topology.LEDGER_QUEUE);
+        BROKER.purgeIfExists(LedgerConsumerApp.QUEUE);
     }
 
     @AfterEach

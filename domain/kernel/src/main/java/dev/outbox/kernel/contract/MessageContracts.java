@@ -11,28 +11,20 @@ import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SchemaRegistryConfig;
 import com.networknt.schema.SpecificationVersion;
 import com.networknt.schema.path.PathType;
+import dev.outbox.kernel.ClasspathFiles;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.net.JarURLConnection;
-import java.net.URISyntaxException;
 import java.net.URL;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Enumeration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.jar.JarEntry;
-import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * The catalogue of message contracts: every {@code contracts/<type>/v<version>.schema.json} on
@@ -197,60 +189,13 @@ public final class MessageContracts {
 
     private static List<URL> contractFiles(ClassLoader loader) {
         List<URL> out = new ArrayList<>();
-        try {
-            Enumeration<URL> roots = loader.getResources(ROOT);
-            while (roots.hasMoreElements()) {
-                URL root = roots.nextElement();
-                switch (root.getProtocol()) {
-                    case "file" -> filesUnder(root, out);
-                    case "jar" -> entriesUnder(root, out);
-                    default -> throw new ContractDefinitionException("cannot list the contracts in " + root);
-                }
+        for (ClasspathFiles.Found f : ClasspathFiles.under(loader, ROOT)) {
+            if (f.name().endsWith(".json")) {
+                requireContractName(f.name(), f.url().toString());
+                out.add(f.url());
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("listing " + ROOT + " on the classpath", e);
         }
         return out;
-    }
-
-    private static void filesUnder(URL root, List<URL> out) throws IOException {
-        Path dir;
-        try {
-            dir = Path.of(root.toURI());
-        } catch (URISyntaxException e) {
-            throw new ContractDefinitionException("cannot read the contracts in " + root, e);
-        }
-        try (Stream<Path> files = Files.walk(dir, 2)) {
-            for (Path p : (Iterable<Path>) files.filter(Files::isRegularFile).sorted()::iterator) {
-                String name = dir.getParent().relativize(p).toString().replace('\\', '/');
-                if (name.endsWith(".json")) {
-                    requireContractName(name, p.toString());
-                    out.add(p.toUri().toURL());
-                }
-            }
-        }
-    }
-
-    private static void entriesUnder(URL root, List<URL> out) throws IOException {
-        JarURLConnection connection = (JarURLConnection) root.openConnection();
-        connection.setUseCaches(false);
-        URL jarUrl = connection.getJarFileURL();
-        try (JarFile jar = connection.getJarFile()) {
-            List<String> names = new ArrayList<>();
-            for (Enumeration<JarEntry> e = jar.entries(); e.hasMoreElements(); ) {
-                JarEntry entry = e.nextElement();
-                if (!entry.isDirectory()
-                        && entry.getName().startsWith(ROOT + "/")
-                        && entry.getName().endsWith(".json")) {
-                    names.add(entry.getName());
-                }
-            }
-            Collections.sort(names);
-            for (String name : names) {
-                requireContractName(name, jarUrl + "!/" + name);
-                out.add(new URL("jar:" + jarUrl + "!/" + name));
-            }
-        }
     }
 
     /** A stray file in the contracts folder is a mistake worth stopping for, not something to skip. */

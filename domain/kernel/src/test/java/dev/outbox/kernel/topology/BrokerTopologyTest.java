@@ -1,0 +1,89 @@
+package dev.outbox.kernel.topology;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.outbox.kernel.contract.ContractDefinitionException;
+import dev.outbox.kernel.contract.MessageContracts;
+import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Queues as data: a consumer module ships a file, and the topology follows the contracts. */
+class BrokerTopologyTest {
+    @TempDir
+    Path dir;
+
+    private final MessageContracts contracts = MessageContracts.onClasspath();
+
+    private BrokerTopology load(Map<String, String> files) throws IOException {
+        for (Map.Entry<String, String> f : files.entrySet()) {
+            Path p = dir.resolve(f.getKey());
+            Files.createDirectories(p.getParent());
+            Files.writeString(p, f.getValue());
+        }
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {dir.toUri().toURL()}, null)) {
+            return BrokerTopology.load(loader, contracts);
+        }
+    }
+
+    @Test
+    void aQueueBoundToContractsGetsEveryRoutingKeyOfItsExchangeAndADefaultDeadLetterQueue() throws IOException {
+        BrokerTopology t = load(Map.of("topology/shipping.order-events.queue.json", """
+                {"queue": "shipping.order-events", "consumer": "shipping",
+                 "bindings": [{"exchange": "orders.events", "routingKeys": "contracts"}],
+                 "arguments": {"x-queue-type": "classic", "x-max-length": 100000}}"""));
+        QueueDeclaration q = t.queue("shipping.order-events");
+        assertEquals("shipping", q.consumer());
+        assertEquals(
+                Set.of("order.created", "payment.captured", "order.shipped", "order.cancelled", "payment.refunded"),
+                Set.copyOf(q.routingKeysOn("orders.events")));
+        assertEquals("shipping.order-events.dlq", q.deadLetterQueue());
+        assertEquals(Map.of("x-queue-type", "classic", "x-max-length", 100000L), q.arguments());
+        assertTrue(t.exchanges().contains("orders.events"), "every exchange a contract names is declared");
+    }
+
+    @Test
+    void anExplicitListBindsOnlyThoseKeysAndItsExchangeIsDeclared() throws IOException {
+        BrokerTopology t = load(Map.of("topology/audit.queue.json", """
+                {"queue": "audit", "consumer": "audit", "deadLetterQueue": "audit.parked",
+                 "bindings": [{"exchange": "audit.events", "routingKeys": ["#"]},
+                              {"exchange": "orders.events", "routingKeys": ["order.cancelled"]}]}"""));
+        QueueDeclaration q = t.queue("audit");
+        assertEquals(List.of("#"), q.routingKeysOn("audit.events"));
+        assertEquals(List.of("order.cancelled"), q.routingKeysOn("orders.events"));
+        assertEquals("audit.parked", q.deadLetterQueue());
+        assertTrue(t.exchanges().containsAll(Set.of("audit.events", "orders.events")));
+    }
+
+    @Test
+    void aFileNamedForAnotherQueueIsRefused() {
+        String message = assertThrows(
+                        ContractDefinitionException.class,
+                        () -> load(Map.of(
+                                "topology/ledger.queue.json",
+                                "{\"queue\": \"shipping\", \"consumer\": \"s\", \"bindings\": [{\"exchange\": \"x\","
+                                        + " \"routingKeys\": [\"a\"]}]}")))
+                .getMessage();
+        assertTrue(message.contains("the file must be named shipping.queue.json"), message);
+    }
+
+    @Test
+    void aQueueWithoutBindingsIsRefused() {
+        String message = assertThrows(
+                        ContractDefinitionException.class,
+                        () -> load(Map.of(
+                                "topology/shipping.queue.json",
+                                "{\"queue\": \"shipping\", \"consumer\": \"s\", \"bindings\": []}")))
+                .getMessage();
+        assertTrue(message.contains("bindings must list at least one exchange"), message);
+    }
+}
