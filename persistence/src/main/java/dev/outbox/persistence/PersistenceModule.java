@@ -4,7 +4,6 @@ import static com.google.inject.matcher.Matchers.annotatedWith;
 import static com.google.inject.matcher.Matchers.any;
 
 import dev.outbox.persistence.consumer.ProcessedMessageMapper;
-import dev.outbox.persistence.ledger.LedgerMapper;
 import dev.outbox.persistence.order.OrderMapper;
 import dev.outbox.persistence.outbox.OutboxMapper;
 import dev.outbox.persistence.type.LongArrayTypeHandler;
@@ -61,7 +60,6 @@ public final class PersistenceModule extends MyBatisModule {
         addMapperClass(dev.outbox.persistence.idempotency.IdempotencyKeyMapper.class);
         addMapperClass(dev.outbox.persistence.ops.OpsMapper.class);
         addMapperClass(dev.outbox.persistence.retention.RetentionMapper.class);
-        addMapperClass(LedgerMapper.class);
         addMapperClass(dev.outbox.persistence.relay.RelayRegistryMapper.class);
         extraMappers.forEach(this::addMapperClass);
         bind(dev.outbox.producer.Outbox.class).to(dev.outbox.persistence.outbox.MyBatisOutbox.class);

@@ -8,6 +8,6 @@ public final class LedgerConsumerMain {
     private LedgerConsumerMain() {}
 
     public static void main(String[] args) {
-        ProcessMain.run("ledger consumer", () -> LedgerConsumerApp.start(Settings.fromEnvironment()));
+        ProcessMain.run("ledger consumer", () -> LedgerConsumer.start(Settings.fromEnvironment()));
     }
 }

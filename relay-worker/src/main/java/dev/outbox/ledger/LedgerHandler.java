@@ -8,8 +8,6 @@ import dev.outbox.kernel.contract.MessageContracts;
 import dev.outbox.messaging.consume.InboundMessage;
 import dev.outbox.messaging.consume.MessageHandler;
 import dev.outbox.messaging.consume.NonRetryableMessageException;
-import dev.outbox.persistence.ledger.LedgerEntry;
-import dev.outbox.persistence.ledger.LedgerMapper;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.math.BigDecimal;
@@ -46,7 +44,7 @@ public class LedgerHandler implements MessageHandler {
     @Override
     public void apply(InboundMessage message) throws NonRetryableMessageException {
         ledger.journal(
-                LedgerConsumerApp.CONSUMER_NAME,
+                LedgerConsumer.NAME,
                 instanceId,
                 message.aggregateType(),
                 message.aggregateId(),

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.GetResponse;
 import dev.outbox.config.Settings;
+import dev.outbox.consumer.ConsumerApp;
 import dev.outbox.domain.Money;
 import dev.outbox.domain.Order;
 import dev.outbox.domain.OrderLine;
@@ -51,7 +52,7 @@ import org.junit.jupiter.api.Test;
  */
 class LedgerConsumerResilienceIT {
     private static final Currency EUR = Currency.getInstance("EUR");
-    private static final String DLQ = Topology.deadLetterQueueOf(LedgerConsumerApp.QUEUE);
+    private static final String DLQ = Topology.deadLetterQueueOf(LedgerConsumer.QUEUE);
     private static final long SEED = 11_0_3L;
     private static final int RANDOM_CASES = 300;
     private static final int MAX_ATTEMPTS = 3;
@@ -64,7 +65,7 @@ class LedgerConsumerResilienceIT {
     void setUp() {
         db.reset();
         broker.withChannel(Topology::declare);
-        broker.purgeIfExists(LedgerConsumerApp.QUEUE);
+        broker.purgeIfExists(LedgerConsumer.QUEUE);
         broker.purgeIfExists(DLQ);
     }
 
@@ -76,13 +77,13 @@ class LedgerConsumerResilienceIT {
         broker.withChannel(Topology::declare);
     }
 
-    private LedgerConsumerApp start() {
+    private ConsumerApp start() {
         Map<String, String> env = new HashMap<>(db.env());
         env.putAll(broker.env());
         env.put("OUTBOX_LEDGER_MAX_ATTEMPTS", String.valueOf(MAX_ATTEMPTS));
         env.put("OUTBOX_LEDGER_RETRY_DELAY", "5ms");
         env.put("OUTBOX_LEDGER_HTTP_PORT", "0");
-        LedgerConsumerApp app = LedgerConsumerApp.start(new Settings(env));
+        ConsumerApp app = LedgerConsumer.start(new Settings(env));
         closing.add(app);
         return app;
     }
@@ -90,19 +91,19 @@ class LedgerConsumerResilienceIT {
     private final HttpClient http =
             HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
-    private HttpResponse<String> get(LedgerConsumerApp app, String path) throws Exception {
+    private HttpResponse<String> get(ConsumerApp app, String path) throws Exception {
         return http.send(
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + app.httpPort() + path))
                         .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    private int readiness(LedgerConsumerApp app) throws Exception {
+    private int readiness(ConsumerApp app) throws Exception {
         return get(app, "/health/ready").statusCode();
     }
 
     /** One sample of a metric of the ledger consumer, as Prometheus reads it. */
-    private double metric(LedgerConsumerApp app, String name) throws Exception {
+    private double metric(ConsumerApp app, String name) throws Exception {
         String body = get(app, "/metrics").body();
         Matcher m = Pattern.compile(
                         "(?m)^" + Pattern.quote(name) + "\\{[^}]*consumer=\"ledger\"[^}]*\\} ([0-9.eE+-]+)$")
@@ -113,7 +114,7 @@ class LedgerConsumerResilienceIT {
 
     private int consumersOnLedgerQueue() {
         try (Channel ch = broker.connection().createChannel()) {
-            return ch.queueDeclarePassive(LedgerConsumerApp.QUEUE).getConsumerCount();
+            return ch.queueDeclarePassive(LedgerConsumer.QUEUE).getConsumerCount();
         } catch (Exception e) {
             return -1;
         }
@@ -161,7 +162,7 @@ class LedgerConsumerResilienceIT {
     @RequiresRabbitMq("the probes are RabbitMQ's wire behaviour; on the embedded Qpid broker one of the ~400 did"
             + " not settle in a run here")
     void malformedDeliveriesEndAckedOrDeadLetteredAndAValidCaptureAfterThemIsBooked() throws Exception {
-        LedgerConsumerApp app = start();
+        ConsumerApp app = start();
         ConsumerRunner runner = app.runner();
         await().atMost(Duration.ofSeconds(20)).until(() -> consumersOnLedgerQueue() == 2);
         await().atMost(Duration.ofSeconds(10)).until(() -> readiness(app) == 200);
@@ -170,7 +171,7 @@ class LedgerConsumerResilienceIT {
                 MalformedDeliveries.all(broker.connection().getFrameMax(), SEED, RANDOM_CASES);
         broker.withChannel(ch -> {
             for (MalformedDeliveries.Probe p : probes) {
-                ch.basicPublish("", LedgerConsumerApp.QUEUE, p.properties(), p.body());
+                ch.basicPublish("", LedgerConsumer.QUEUE, p.properties(), p.body());
             }
         });
         UUID orderId = UUID.randomUUID();
@@ -186,7 +187,7 @@ class LedgerConsumerResilienceIT {
                         () -> describe(runner) + " consumers on the queue=" + consumersOnLedgerQueue()));
         assertEquals(1, captures(orderId), "the valid capture after the malformed deliveries was booked");
         assertEquals(2, consumersOnLedgerQueue(), "both channels still consume");
-        assertEquals(0, broker.messageCount(LedgerConsumerApp.QUEUE), "nothing left to requeue");
+        assertEquals(0, broker.messageCount(LedgerConsumer.QUEUE), "nothing left to requeue");
         assertTrue(runner.failures() <= (long) MAX_ATTEMPTS * total, "retries are bounded: " + describe(runner));
 
         long deadLettered = runner.deadLettered();
@@ -235,7 +236,7 @@ class LedgerConsumerResilienceIT {
     @RequiresRabbitMq("RabbitMQ cancels a queue's consumers (basic.cancel) when the queue is deleted; the embedded"
             + " Qpid broker does not send the cancel")
     void consumptionResumesWhenTheBrokerCancelsTheConsumersByDeletingTheQueue() throws Exception {
-        LedgerConsumerApp app = start();
+        ConsumerApp app = start();
         await().atMost(Duration.ofSeconds(20)).until(() -> consumersOnLedgerQueue() == 2);
         UUID before = UUID.randomUUID();
         publish(placedAndCaptured(before));
@@ -243,7 +244,7 @@ class LedgerConsumerResilienceIT {
 
         assertEquals(200, readiness(app));
 
-        broker.deleteQueue(LedgerConsumerApp.QUEUE);
+        broker.deleteQueue(LedgerConsumer.QUEUE);
         await("not ready while nothing consumes").atMost(Duration.ofSeconds(10)).until(() -> readiness(app) == 503);
         assertTrue(
                 get(app, "/health/ready").body().contains("of 2 channel(s) consuming"),

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.config.Settings;
+import dev.outbox.consumer.ConsumerApp;
 import dev.outbox.domain.Money;
 import dev.outbox.domain.Order;
 import dev.outbox.domain.OrderLine;
@@ -42,19 +43,19 @@ class LedgerOrderingIT {
     private static final Currency EUR = Currency.getInstance("EUR");
     private final TestDatabase db = TestDatabase.get();
     private final TestBroker broker = TestBroker.get();
-    private final List<LedgerConsumerApp> consumers = new ArrayList<>();
+    private final List<ConsumerApp> consumers = new ArrayList<>();
 
     @BeforeEach
     void setUp() {
         db.reset();
         broker.withChannel(Topology::declare);
-        broker.purgeIfExists(LedgerConsumerApp.QUEUE);
-        broker.purgeIfExists(Topology.deadLetterQueueOf(LedgerConsumerApp.QUEUE));
+        broker.purgeIfExists(LedgerConsumer.QUEUE);
+        broker.purgeIfExists(Topology.deadLetterQueueOf(LedgerConsumer.QUEUE));
     }
 
     @AfterEach
     void tearDown() {
-        consumers.forEach(LedgerConsumerApp::close);
+        consumers.forEach(ConsumerApp::close);
     }
 
     private void startConsumers(int instances) {
@@ -63,7 +64,7 @@ class LedgerOrderingIT {
         env.put("OUTBOX_LEDGER_PREFETCH", "50");
         env.put("OUTBOX_LEDGER_HTTP_PORT", "0");
         for (int i = 0; i < instances; i++) {
-            consumers.add(LedgerConsumerApp.start(new Settings(env)));
+            consumers.add(LedgerConsumer.start(new Settings(env)));
         }
     }
 
@@ -181,7 +182,7 @@ class LedgerOrderingIT {
                 db.rows("SELECT entry_type FROM ledger_entries ORDER BY entry_seq").stream()
                         .map(r -> r.get("entry_type"))
                         .toList());
-        assertEquals(0, broker.messageCount(Topology.deadLetterQueueOf(LedgerConsumerApp.QUEUE)));
+        assertEquals(0, broker.messageCount(Topology.deadLetterQueueOf(LedgerConsumer.QUEUE)));
     }
 
     @Test

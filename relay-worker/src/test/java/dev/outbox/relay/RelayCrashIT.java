@@ -4,7 +4,8 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.outbox.config.Settings;
-import dev.outbox.ledger.LedgerConsumerApp;
+import dev.outbox.consumer.ConsumerApp;
+import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.producer.MessageContext;
@@ -44,7 +45,7 @@ class RelayCrashIT {
     void clean() {
         fx.db.reset();
         fx.broker.declareTopicExchange(Topology.ORDERS_EXCHANGE);
-        fx.broker.purgeIfExists(LedgerConsumerApp.QUEUE);
+        fx.broker.purgeIfExists(LedgerConsumer.QUEUE);
     }
 
     @AfterEach
@@ -165,7 +166,7 @@ class RelayCrashIT {
         assertEquals(orders, fx.count("last_error_code = 'STALE_LOCK' AND attempt_count = 2"));
 
         // the ledger consumer receives both copies of every v1 and applies everything once
-        LedgerConsumerApp ledger = LedgerConsumerApp.start(new Settings(fx.env()));
+        ConsumerApp ledger = LedgerConsumer.start(new Settings(fx.env()));
         closing.add(ledger);
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> ledger.runner().applied() + ledger.runner().duplicates() == 3L * orders);

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.config.Settings;
-import dev.outbox.ledger.LedgerConsumerApp;
+import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.outbox.ErrorCode;
 import dev.outbox.persistence.outbox.OutboxRecord;
@@ -44,7 +44,7 @@ class RelayFailureIT {
         fx.db.reset();
         fx.broker.declareTopicExchange(Topology.ORDERS_EXCHANGE);
         fx.broker.withChannel(Topology::declare);
-        fx.broker.purgeIfExists(LedgerConsumerApp.QUEUE);
+        fx.broker.purgeIfExists(LedgerConsumer.QUEUE);
     }
 
     @AfterEach

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.rabbitmq.client.AMQP;
 import dev.outbox.config.Settings;
-import dev.outbox.ledger.LedgerConsumerApp;
+import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.outbox.ErrorCode;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
@@ -36,7 +36,7 @@ class RelayIT {
     void clean() {
         fx.db.reset();
         fx.broker.declareTopicExchange(Topology.ORDERS_EXCHANGE);
-        fx.broker.purgeIfExists(LedgerConsumerApp.QUEUE);
+        fx.broker.purgeIfExists(LedgerConsumer.QUEUE);
     }
 
     @AfterEach

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.config.Settings;
-import dev.outbox.ledger.LedgerConsumerApp;
+import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
 import dev.outbox.producer.MessageContext;
 import dev.outbox.testkit.RecordingQueue;
@@ -34,7 +34,7 @@ class RelayObservabilityIT {
     void clean() {
         fx.db.reset();
         fx.broker.withChannel(Topology::declare);
-        fx.broker.purgeIfExists(LedgerConsumerApp.QUEUE);
+        fx.broker.purgeIfExists(LedgerConsumer.QUEUE);
     }
 
     @AfterEach

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.rabbitmq.client.AMQP;
 import dev.outbox.config.Settings;
-import dev.outbox.ledger.LedgerConsumerApp;
+import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
 import dev.outbox.testkit.JavaProcess;
 import dev.outbox.testkit.RecordingQueue;
@@ -34,7 +34,7 @@ class RelayProcessIT {
     void clean() {
         fx.db.reset();
         fx.broker.withChannel(Topology::declare);
-        fx.broker.purgeIfExists(LedgerConsumerApp.QUEUE);
+        fx.broker.purgeIfExists(LedgerConsumer.QUEUE);
     }
 
     @AfterEach

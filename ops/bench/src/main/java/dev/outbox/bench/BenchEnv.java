@@ -1,7 +1,7 @@
 package dev.outbox.bench;
 
 import dev.outbox.config.Settings;
-import dev.outbox.ledger.LedgerConsumerApp;
+import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.Database;
 import dev.outbox.persistence.DatabaseConfig;
@@ -26,7 +26,7 @@ import java.util.Map;
  */
 final class BenchEnv {
     /** The queue every scenario publishes into: the sample ledger's, bound to every order event. */
-    static final String QUEUE = LedgerConsumerApp.QUEUE;
+    static final String QUEUE = LedgerConsumer.QUEUE;
 
     final TestDatabase db;
     final TestBroker broker;

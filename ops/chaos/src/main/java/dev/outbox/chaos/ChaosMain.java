@@ -1,6 +1,6 @@
 package dev.outbox.chaos;
 
-import dev.outbox.ledger.LedgerConsumerApp;
+import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
 import dev.outbox.testkit.TcpProxy;
 import java.io.IOException;
@@ -108,7 +108,7 @@ public final class ChaosMain {
                         seconds(t0),
                         quiet >= 0 ? String.format("quiet after %.1f s", quiet) : "NOT quiet within " + o.quietWait());
                 Map<String, Integer> exits = fleet.stopAll();
-                long deadLettered = observer.messageCount(Topology.deadLetterQueueOf(LedgerConsumerApp.QUEUE));
+                long deadLettered = observer.messageCount(Topology.deadLetterQueueOf(LedgerConsumer.QUEUE));
                 awaitObserver(env, observer);
                 long[] consumerTotals = consumerTotals(fleet);
                 fleet.collectLogs(o.out().resolve("logs"));
@@ -176,7 +176,7 @@ public final class ChaosMain {
                                         + " 'IN_PROGRESS', 'RETRYABLE_FAILED')")
                                 == 0
                         && env.count("SELECT count(*) FROM consumer_held_messages") == 0
-                        && observer.messageCount(LedgerConsumerApp.QUEUE) == 0
+                        && observer.messageCount(LedgerConsumer.QUEUE) == 0
                         && env.count("SELECT count(*) FROM message_outbox m WHERE NOT EXISTS (SELECT 1 FROM"
                                         + " ledger_journal j WHERE j.message_id = m.id::text)")
                                 == 0;

@@ -1,6 +1,6 @@
 package dev.outbox.chaos;
 
-import dev.outbox.ledger.LedgerConsumerApp;
+import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
 import java.sql.Array;
 import java.sql.Connection;
@@ -181,7 +181,7 @@ final class Invariants {
         note(d, held, "messages still held by a consumer waiting for a predecessor");
         long failed = env.count("SELECT count(*) FROM consumer_failures WHERE dead_lettered_at IS NOT NULL");
         note(d, failed, "messages the consumer dead-lettered");
-        note(d, deadLettered, "messages in " + Topology.deadLetterQueueOf(LedgerConsumerApp.QUEUE));
+        note(d, deadLettered, "messages in " + Topology.deadLetterQueueOf(LedgerConsumer.QUEUE));
         return new Check(
                 5,
                 "no row left IN_PROGRESS or RETRYABLE_FAILED; nothing parked by a transient fault",

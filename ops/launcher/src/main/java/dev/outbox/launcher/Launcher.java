@@ -5,7 +5,8 @@ import dev.outbox.config.ConfigurationException;
 import dev.outbox.config.Lifecycle;
 import dev.outbox.config.ProcessSignals;
 import dev.outbox.config.Settings;
-import dev.outbox.ledger.LedgerConsumerApp;
+import dev.outbox.consumer.ConsumerApp;
+import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.persistence.DataAccessException;
 import dev.outbox.relay.RelayApp;
 import java.io.UncheckedIOException;
@@ -26,10 +27,10 @@ public final class Launcher implements AutoCloseable {
     private final Lifecycle started;
     private final ApiApp api;
     private final RelayApp relay;
-    private final LedgerConsumerApp ledger;
+    private final ConsumerApp ledger;
     private final Settings settings;
 
-    private Launcher(Lifecycle started, ApiApp api, RelayApp relay, LedgerConsumerApp ledger, Settings settings) {
+    private Launcher(Lifecycle started, ApiApp api, RelayApp relay, ConsumerApp ledger, Settings settings) {
         this.ledger = ledger;
         this.started = started;
         this.api = api;
@@ -40,7 +41,7 @@ public final class Launcher implements AutoCloseable {
     public static Launcher start(Settings settings) {
         Lifecycle started = new Lifecycle("launcher");
         try {
-            LedgerConsumerApp ledger = started.add("ledger consumer", LedgerConsumerApp.start(settings));
+            ConsumerApp ledger = started.add("ledger consumer", LedgerConsumer.start(settings));
             RelayApp relay = started.add("relay", RelayApp.start(settings));
             ApiApp api = started.add("API", ApiApp.start(settings));
             return new Launcher(started, api, relay, ledger, settings);

@@ -9,7 +9,7 @@ import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 import dev.outbox.api.ApiApp;
 import dev.outbox.config.Settings;
-import dev.outbox.ledger.LedgerConsumerApp;
+import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.json.Json;
 import dev.outbox.relay.RelayApp;
@@ -45,7 +45,7 @@ class EndToEndIT {
     void clean() {
         DB.reset();
         BROKER.declareTopicExchange(Topology.ORDERS_EXCHANGE);
-        BROKER.purgeIfExists(LedgerConsumerApp.QUEUE);
+        BROKER.purgeIfExists(LedgerConsumer.QUEUE);
     }
 
     @AfterEach
@@ -201,7 +201,7 @@ class EndToEndIT {
         assertEquals(40, DB.count("SELECT count(*) FROM message_outbox WHERE status = 'PENDING'"));
         assertEquals(0, DB.count("SELECT count(*) FROM ledger_entries"));
 
-        closing.add(LedgerConsumerApp.start(settings()));
+        closing.add(LedgerConsumer.start(settings()));
         closing.add(RelayApp.start(settings()));
         await().atMost(Duration.ofSeconds(30)).until(() -> DB.count("SELECT count(*) FROM ledger_entries") == 20);
         assertEquals(40, DB.count("SELECT count(*) FROM message_outbox WHERE status = 'PUBLISHED'"));

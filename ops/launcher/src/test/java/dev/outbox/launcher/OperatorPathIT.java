@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.outbox.config.Settings;
 import dev.outbox.ctl.Outboxctl;
-import dev.outbox.ledger.LedgerConsumerApp;
+import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.json.Json;
 import dev.outbox.testkit.RecordingQueue;
@@ -47,7 +47,7 @@ class OperatorPathIT {
     void start() {
         DB.reset();
         BROKER.declareTopicExchange(Topology.ORDERS_EXCHANGE);
-        BROKER.purgeIfExists(LedgerConsumerApp.QUEUE);
+        BROKER.purgeIfExists(LedgerConsumer.QUEUE);
         Map<String, String> env = new HashMap<>(DB.env());
         env.putAll(BROKER.env());
         env.put("OUTBOX_HTTP_PORT", "0");

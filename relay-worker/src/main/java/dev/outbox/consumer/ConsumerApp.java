@@ -1,4 +1,4 @@
-package dev.outbox.ledger;
+package dev.outbox.consumer;
 
 import com.google.inject.AbstractModule;
 import com.google.inject.Guice;
@@ -31,56 +31,60 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The sample ledger consumer, a process of its own: consumes {@link #QUEUE} and
- * books captured and refunded payments, exactly once in effect. Its HTTP port
- * ({@code OUTBOX_LEDGER_HTTP_PORT}, default 8082, -1 turns it off) serves {@code /metrics} and
- * {@code /health/ready}, which is ready only while the database answers and every consumer
- * channel is subscribed to the queue.
+ * The process around any consumer: database (migrated, MyBatis-Guice with the consumer's
+ * mappers), broker session with reconnects, the topology declared on every connect, the
+ * transactional dedupe runner around the registered handler, metrics and {@code /health/ready}
+ * (ready only while the database answers and every consumer channel is subscribed). A consumer
+ * brings a {@link ConsumerRegistration} and its handler; it copies none of this.
  */
-public final class LedgerConsumerApp implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(LedgerConsumerApp.class);
-    public static final String CONSUMER_NAME = "ledger";
-
-    /** Its queue, declared by {@code topology/ledger.order-events.queue.json}. */
-    public static final String QUEUE = "ledger.order-events";
-
+public final class ConsumerApp implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ConsumerApp.class);
+    private final ConsumerRegistration registration;
     private final Database database;
     private final BrokerSession session;
     private final ConsumerRunner runner;
     private final ProcessEndpoint endpoint;
 
-    private LedgerConsumerApp(
-            Database database, BrokerSession session, ConsumerRunner runner, ProcessEndpoint endpoint) {
+    private ConsumerApp(
+            ConsumerRegistration registration,
+            Database database,
+            BrokerSession session,
+            ConsumerRunner runner,
+            ProcessEndpoint endpoint) {
+        this.registration = registration;
         this.database = database;
         this.session = session;
         this.runner = runner;
         this.endpoint = endpoint;
     }
 
-    public static LedgerConsumerApp start(Settings settings) {
+    public static ConsumerApp start(Settings settings, ConsumerRegistration registration) {
+        String name = registration.name();
+        String prefix = registration.settingsPrefix();
         String dbUrl = settings.optional("OUTBOX_DB_URL")
                 .orElseThrow(() -> new ConfigurationException("OUTBOX_DB_URL is not set"));
         String amqpUri = settings.optional("OUTBOX_AMQP_URI")
                 .orElseThrow(() -> new ConfigurationException("OUTBOX_AMQP_URI is not set"));
-        ConsumerSettings consumer = ConsumerSettings.from(settings, "LEDGER", CONSUMER_NAME, LedgerConsumerApp.QUEUE);
-        int httpPort = settings.integer("OUTBOX_LEDGER_HTTP_PORT", 8082, -1, 65_535);
-        String httpHost = settings.string("OUTBOX_LEDGER_HTTP_HOST", "0.0.0.0");
+        ConsumerSettings consumer = ConsumerSettings.from(settings, prefix, name, registration.queue());
+        int httpPort = settings.integer("OUTBOX_" + prefix + "_HTTP_PORT", registration.defaultHttpPort(), -1, 65_535);
+        String httpHost = settings.string("OUTBOX_" + prefix + "_HTTP_HOST", "0.0.0.0");
         Database database = Database.start(
-                DatabaseConfig.from(settings, dbUrl, "outbox-ledger"), settings.bool("OUTBOX_DB_MIGRATE", true));
+                DatabaseConfig.from(settings, dbUrl, "outbox-" + name), settings.bool("OUTBOX_DB_MIGRATE", true));
         try {
-            Injector injector = Guice.createInjector(database.module(), new AbstractModule() {
-                @Override
-                protected void configure() {
-                    bind(Clock.class).toInstance(Clock.systemUTC());
-                }
-            });
+            Injector injector = Guice.createInjector(
+                    database.module(registration.mappers().toArray(Class<?>[]::new)), new AbstractModule() {
+                        @Override
+                        protected void configure() {
+                            bind(Clock.class).toInstance(Clock.systemUTC());
+                        }
+                    });
             ConsumerRunner runner = ConsumerRunner.transactional(
                     consumer,
                     injector.getInstance(IdempotentProcessor.class),
-                    injector.getInstance(LedgerHandler.class),
+                    injector.getInstance(registration.handler()),
                     injector.getInstance(FailureCounter.class));
             BrokerSession session = new BrokerSession(
-                    BrokerConfig.from(settings, amqpUri, "outbox-ledger"),
+                    BrokerConfig.from(settings, amqpUri, "outbox-" + name),
                     new ExponentialBackoff(Duration.ofMillis(500), Duration.ofSeconds(30)),
                     connection -> {
                         try (Channel ch = connection.createChannel()) {
@@ -90,7 +94,7 @@ public final class LedgerConsumerApp implements AutoCloseable {
                         }
                         runner.start(connection);
                     });
-            PrometheusMeterRegistry registry = Metrics.registry("outbox-ledger");
+            PrometheusMeterRegistry registry = Metrics.registry("outbox-" + name);
             runner.bindTo(registry);
             Gauge.builder("outbox.broker.available", session, s -> s.isAvailable() ? 1 : 0)
                     .description("1 while the consumer has a usable broker connection")
@@ -105,16 +109,17 @@ public final class LedgerConsumerApp implements AutoCloseable {
                 } catch (IOException e) {
                     runner.close();
                     session.close();
-                    throw new UncheckedIOException("cannot open the ledger consumer's HTTP port " + httpPort, e);
+                    throw new UncheckedIOException("cannot open the " + name + " consumer's HTTP port " + httpPort, e);
                 }
-                LOG.info("ledger consumer metrics and health on http://{}:{}/metrics", httpHost, endpoint.port());
+                LOG.info("{} consumer metrics and health on http://{}:{}/metrics", name, httpHost, endpoint.port());
             }
             LOG.info(
-                    "ledger consumer started on {} (prefetch {}, {} channel(s))",
-                    LedgerConsumerApp.QUEUE,
+                    "{} consumer started on {} (prefetch {}, {} channel(s))",
+                    name,
+                    registration.queue(),
                     consumer.prefetch(),
                     consumer.channels());
-            return new LedgerConsumerApp(database, session, runner, endpoint);
+            return new ConsumerApp(registration, database, session, runner, endpoint);
         } catch (RuntimeException e) {
             database.close();
             throw e;
@@ -141,6 +146,10 @@ public final class LedgerConsumerApp implements AutoCloseable {
         return endpoint == null ? -1 : endpoint.port();
     }
 
+    public ConsumerRegistration registration() {
+        return registration;
+    }
+
     public ConsumerRunner runner() {
         return runner;
     }
@@ -154,8 +163,9 @@ public final class LedgerConsumerApp implements AutoCloseable {
         session.close();
         database.close();
         LOG.info(
-                "ledger consumer stopped: applied={} (+{} held, applied later) duplicates={} stale={} failures={}"
+                "{} consumer stopped: applied={} (+{} held, applied later) duplicates={} stale={} failures={}"
                         + " dead-lettered={}",
+                registration.name(),
                 runner.applied(),
                 runner.heldApplied(),
                 runner.duplicates(),

@@ -1,4 +1,4 @@
-package dev.outbox.persistence.ledger;
+package dev.outbox.ledger;
 
 import java.util.List;
 import java.util.UUID;

@@ -1,4 +1,4 @@
-package dev.outbox.persistence.ledger;
+package dev.outbox.ledger;
 
 import java.math.BigDecimal;
 import java.time.Instant;
