@@ -157,21 +157,7 @@ class LedgerOrderingIT {
             String grown =
                     m.payload().replaceFirst("^\\{", "{\"capturedBy\":\"terminal-7\",\"channel\":{\"web\":true},");
             assertTrue(grown.contains("terminal-7"), grown);
-            wire.add(OutboxFixtures.wire(new NewOutboxMessage(
-                    m.id(),
-                    m.aggregateType(),
-                    m.aggregateId(),
-                    m.aggregateVersion(),
-                    m.messageType(),
-                    m.messageVersion(),
-                    m.exchangeName(),
-                    m.routingKey(),
-                    grown,
-                    m.headers(),
-                    m.correlationId(),
-                    m.causationId(),
-                    m.traceId(),
-                    m.tenantId())));
+            wire.add(OutboxFixtures.wire(m.withPayload(grown)));
         }
         publish(wire);
         startConsumers(1);

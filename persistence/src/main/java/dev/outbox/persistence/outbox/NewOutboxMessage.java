@@ -34,4 +34,23 @@ public record NewOutboxMessage(
         Objects.requireNonNull(payload, "payload");
         Objects.requireNonNull(headers, "headers");
     }
+
+    /** The same message with another payload snapshot (JSON text): for tests of what consumers tolerate. */
+    public NewOutboxMessage withPayload(String otherPayload) {
+        return new NewOutboxMessage(
+                id,
+                aggregateType,
+                aggregateId,
+                aggregateVersion,
+                messageType,
+                messageVersion,
+                exchangeName,
+                routingKey,
+                otherPayload,
+                headers,
+                correlationId,
+                causationId,
+                traceId,
+                tenantId);
+    }
 }
