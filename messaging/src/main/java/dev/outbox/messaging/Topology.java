@@ -23,10 +23,9 @@ public final class Topology {
 
     /** Where a consumer of {@code queue} puts messages it can never process: as declared, else {@code <queue>.dlq}. */
     public static String deadLetterQueueOf(String queue) {
-        return queues().stream()
-                .filter(q -> q.name().equals(queue))
+        return BrokerTopology.onClasspath()
+                .find(queue)
                 .map(QueueDeclaration::deadLetterQueue)
-                .findFirst()
                 .orElse(queue + ".dlq");
     }
 

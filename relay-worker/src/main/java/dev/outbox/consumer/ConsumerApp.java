@@ -146,10 +146,6 @@ public final class ConsumerApp implements AutoCloseable {
         return endpoint == null ? -1 : endpoint.port();
     }
 
-    public ConsumerRegistration registration() {
-        return registration;
-    }
-
     public ConsumerRunner runner() {
         return runner;
     }

@@ -1,6 +1,7 @@
 package dev.outbox.ledger;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.outbox.domain.TimeOrderedIds;
 import dev.outbox.domain.event.PaymentCaptured;
 import dev.outbox.domain.event.PaymentRefunded;
@@ -8,6 +9,7 @@ import dev.outbox.kernel.contract.MessageContracts;
 import dev.outbox.messaging.consume.InboundMessage;
 import dev.outbox.messaging.consume.MessageHandler;
 import dev.outbox.messaging.consume.NonRetryableMessageException;
+import dev.outbox.persistence.json.Json;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.math.BigDecimal;
@@ -15,7 +17,6 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Clock;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,14 +60,14 @@ public class LedgerHandler implements MessageHandler {
         } else {
             return;
         }
-        Map<?, ?> payload = validPayload(message);
+        JsonNode payload = validPayload(message);
         LedgerEntry entry = new LedgerEntry(
                 TimeOrderedIds.next(clock.millis()),
-                UUID.fromString((String) payload.get("orderId")),
-                UUID.fromString((String) payload.get("paymentId")),
+                UUID.fromString(payload.get("orderId").asText()),
+                UUID.fromString(payload.get("paymentId").asText()),
                 entryType,
-                new BigDecimal((String) payload.get("amount")),
-                (String) payload.get("currency"),
+                new BigDecimal(payload.get("amount").asText()),
+                payload.get("currency").asText(),
                 message.messageId(),
                 null);
         if (ledger.insertIfAbsent(entry) == 0) {
@@ -90,18 +91,22 @@ public class LedgerHandler implements MessageHandler {
         return host + "-" + ProcessHandle.current().pid();
     }
 
-    private static Map<?, ?> validPayload(InboundMessage message) throws NonRetryableMessageException {
-        Object payload;
+    /** The body parsed once, and checked against its contract. */
+    private static JsonNode validPayload(InboundMessage message) throws NonRetryableMessageException {
+        JsonNode payload;
         try {
-            payload = message.payload();
+            payload = Json.mapper().readTree(message.bodyText());
         } catch (JsonProcessingException e) {
             throw new NonRetryableMessageException("body is not JSON");
         }
+        if (payload == null || payload.isMissingNode()) {
+            throw new NonRetryableMessageException("body is not JSON");
+        }
         List<String> violations = MessageContracts.onClasspath()
-                .violations(message.messageType(), message.messageVersion(), message.aggregateId(), message.bodyText());
+                .violations(message.messageType(), message.messageVersion(), message.aggregateId(), payload);
         if (!violations.isEmpty()) {
             throw new NonRetryableMessageException("breaks its contract: " + violations);
         }
-        return (Map<?, ?>) payload;
+        return payload;
     }
 }

@@ -163,15 +163,12 @@ class EndToEndIT {
                 assertEquals(
                         message.get("contentType").asText(),
                         m.delivery().getProperties().getContentType());
-                String channel = doc.get("operations").properties().stream()
-                        .filter(op -> op.getValue()
-                                .get("messages")
-                                .toString()
-                                .contains("/messages/" + message.get("name").asText() + ".v"))
-                        .map(op -> op.getValue().get("channel").get("$ref").asText())
+                String messageRef = "#/components/messages/" + type + ".v" + m.header("message_version");
+                JsonNode ch = doc.get("channels").properties().stream()
+                        .map(Map.Entry::getValue)
+                        .filter(c -> c.get("messages").findValuesAsText("$ref").contains(messageRef))
                         .findFirst()
-                        .orElseThrow();
-                JsonNode ch = doc.get("channels").get(channel.substring("#/channels/".length()));
+                        .orElseThrow(() -> new AssertionError(messageRef + " is on no channel"));
                 assertEquals(
                         m.delivery().getEnvelope().getRoutingKey(),
                         ch.get("address").asText());

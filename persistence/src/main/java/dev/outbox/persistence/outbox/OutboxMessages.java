@@ -66,8 +66,7 @@ public final class OutboxMessages {
                 .orElseThrow(() -> new MessageContractViolationException(
                         type.name(),
                         type.version(),
-                        List.of("there is no contract " + MessageContracts.ROOT + "/" + type.name() + "/v"
-                                + type.version() + ".schema.json")));
+                        List.of("there is no contract " + MessageContracts.fileOf(type.name(), type.version()))));
         if (!contract.aggregateType().equals(aggregateType)) {
             throw new MessageContractViolationException(
                     type.name(),

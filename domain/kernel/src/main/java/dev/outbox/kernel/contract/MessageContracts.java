@@ -103,7 +103,7 @@ public final class MessageContracts {
             versions.values().forEach(v -> ordering.add(v.ordered()));
             if (ordering.size() > 1) {
                 throw new ContractDefinitionException(
-                        type + ": 'ordered' must be the same in every version; " + "it is a property of the type");
+                        type + ": 'ordered' must be the same in every version; it is a property of the type");
             }
         });
         byType.replaceAll((type, versions) -> Collections.unmodifiableMap(versions));
@@ -122,7 +122,12 @@ public final class MessageContracts {
     public MessageContract require(String messageType, int version) {
         return find(messageType, version)
                 .orElseThrow(() -> new ContractDefinitionException(
-                        "no contract " + ROOT + "/" + messageType + "/v" + version + ".schema.json on the classpath"));
+                        "no contract " + fileOf(messageType, version) + " on the classpath"));
+    }
+
+    /** Where the contract of a type and version lives on the classpath. */
+    public static String fileOf(String messageType, int version) {
+        return ROOT + "/" + messageType + "/v" + version + ".schema.json";
     }
 
     /** True when the catalogue has a contract for the type at any version. */

@@ -92,12 +92,15 @@ public final class BrokerTopology {
         return List.copyOf(queues.values());
     }
 
+    /** The queue declared under this name, if any module declares it. */
+    public java.util.Optional<QueueDeclaration> find(String name) {
+        return java.util.Optional.ofNullable(queues.get(name));
+    }
+
     public QueueDeclaration queue(String name) {
-        QueueDeclaration q = queues.get(name);
-        if (q == null) {
-            throw new ContractDefinitionException("no " + ROOT + "/" + name + SUFFIX + " on the classpath");
-        }
-        return q;
+        return find(name)
+                .orElseThrow(() ->
+                        new ContractDefinitionException("no " + ROOT + "/" + name + SUFFIX + " on the classpath"));
     }
 
     private static QueueDeclaration read(ClasspathFiles.Found f, MessageContracts contracts) {
