@@ -1,7 +1,7 @@
 package dev.outbox.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.outbox.persistence.json.Json;
+import dev.outbox.kernel.json.Json;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

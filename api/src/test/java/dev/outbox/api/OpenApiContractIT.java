@@ -15,7 +15,7 @@ import dev.outbox.api.health.HealthResource;
 import dev.outbox.api.health.MetricsResource;
 import dev.outbox.api.ops.OpsResource;
 import dev.outbox.api.orders.OrderResource;
-import dev.outbox.persistence.json.Json;
+import dev.outbox.kernel.json.Json;
 import dev.outbox.testkit.TestDatabase;
 import io.swagger.v3.parser.OpenAPIV3Parser;
 import io.swagger.v3.parser.core.models.SwaggerParseResult;

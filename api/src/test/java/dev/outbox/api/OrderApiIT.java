@@ -326,7 +326,7 @@ class OrderApiIT {
 
     private static JsonNode parse(String json) {
         try {
-            return dev.outbox.persistence.json.Json.mapper().readTree(json);
+            return dev.outbox.kernel.json.Json.mapper().readTree(json);
         } catch (java.io.IOException e) {
             throw new AssertionError(e);
         }

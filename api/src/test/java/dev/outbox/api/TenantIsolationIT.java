@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.outbox.persistence.json.Json;
+import dev.outbox.kernel.json.Json;
 import dev.outbox.testkit.TestDatabase;
 import java.util.ArrayList;
 import java.util.Arrays;

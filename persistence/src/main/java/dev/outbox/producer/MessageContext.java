@@ -1,14 +1,12 @@
 package dev.outbox.producer;
 
-import java.util.regex.Pattern;
+import dev.outbox.kernel.Traceparent;
 
 /**
  * Where a message came from: the request's correlation id, what caused it, the W3C trace
  * context, and the tenant. Carried into the outbox row and from there onto the AMQP message.
  */
 public record MessageContext(String correlationId, String causationId, String traceparent, String tenantId) {
-    private static final Pattern TRACEPARENT = Pattern.compile("[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}");
-
     public static MessageContext none() {
         return new MessageContext(null, null, null, null);
     }
@@ -23,16 +21,11 @@ public record MessageContext(String correlationId, String causationId, String tr
 
     /** True for a syntactically valid W3C {@code traceparent} (version-traceid-parentid-flags). */
     public static boolean isValidTraceparent(String value) {
-        return value != null
-                && TRACEPARENT.matcher(value).matches()
-                && !value.substring(3, 35).equals("0".repeat(32));
+        return Traceparent.isValid(value);
     }
 
     /** The 32-hex trace id inside the traceparent, or null. */
     public String traceId() {
-        if (!isValidTraceparent(traceparent)) {
-            return null;
-        }
-        return traceparent.substring(3, 35);
+        return Traceparent.traceId(traceparent);
     }
 }

@@ -8,8 +8,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.inject.Guice;
 import com.google.inject.Injector;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.migrations.DatabaseMigrations;
-import dev.outbox.persistence.outbox.OutboxRecord;
 import dev.outbox.persistence.outbox.OutboxStore;
 import dev.outbox.testkit.TestDatabase;
 import java.sql.Connection;
@@ -161,7 +161,7 @@ class ClaimPlanIT {
             assertTrue(ops.search(byAggregate).stream().anyMatch(r -> r.id().equals(one.id())));
             assertTrue(outbox.findByAggregate("order", one.aggregateId()).stream()
                     .anyMatch(r -> r.id().equals(one.id())
-                            && r.status() == dev.outbox.persistence.outbox.OutboxStatus.IN_PROGRESS));
+                            && r.status() == dev.outbox.kernel.outbox.OutboxStatus.IN_PROGRESS));
             List<OutboxRecord> page = ops.search(newest);
             assertEquals(50, page.size());
             for (int i = 1; i < page.size(); i++) {

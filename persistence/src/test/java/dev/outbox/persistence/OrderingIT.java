@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.inject.Guice;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.outbox.persistence.outbox.ErrorCode;
+import dev.outbox.kernel.outbox.ErrorCode;
+import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.persistence.outbox.Failure;
-import dev.outbox.persistence.outbox.OutboxRecord;
 import dev.outbox.persistence.outbox.OutboxStore;
 import dev.outbox.testkit.TestDatabase;
 import java.time.Duration;

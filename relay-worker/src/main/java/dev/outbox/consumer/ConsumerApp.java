@@ -7,17 +7,16 @@ import com.rabbitmq.client.Channel;
 import dev.outbox.config.ConfigurationException;
 import dev.outbox.config.HealthReport;
 import dev.outbox.config.Settings;
+import dev.outbox.kernel.metrics.Metrics;
 import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.messaging.BrokerSession;
 import dev.outbox.messaging.ExponentialBackoff;
 import dev.outbox.messaging.Topology;
-import dev.outbox.messaging.consume.ConsumerRunner;
-import dev.outbox.messaging.consume.ConsumerSettings;
-import dev.outbox.messaging.consume.FailureCounter;
-import dev.outbox.messaging.consume.IdempotentProcessor;
 import dev.outbox.persistence.Database;
 import dev.outbox.persistence.DatabaseConfig;
-import dev.outbox.persistence.metrics.Metrics;
+import dev.outbox.persistence.retention.RetentionPolicy;
+import dev.outbox.persistence.retention.RetentionRun;
+import dev.outbox.persistence.retention.RetentionSchedule;
 import dev.outbox.relay.ProcessEndpoint;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -27,6 +26,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
+import javax.sql.DataSource;
+import org.apache.ibatis.session.SqlSessionFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,18 +45,21 @@ public final class ConsumerApp implements AutoCloseable {
     private final BrokerSession session;
     private final ConsumerRunner runner;
     private final ProcessEndpoint endpoint;
+    private final RetentionSchedule retention;
 
     private ConsumerApp(
             ConsumerRegistration registration,
             Database database,
             BrokerSession session,
             ConsumerRunner runner,
-            ProcessEndpoint endpoint) {
+            ProcessEndpoint endpoint,
+            RetentionSchedule retention) {
         this.registration = registration;
         this.database = database;
         this.session = session;
         this.runner = runner;
         this.endpoint = endpoint;
+        this.retention = retention;
     }
 
     public static ConsumerApp start(Settings settings, ConsumerRegistration registration) {
@@ -68,6 +72,7 @@ public final class ConsumerApp implements AutoCloseable {
         ConsumerSettings consumer = ConsumerSettings.from(settings, prefix, name, registration.queue());
         int httpPort = settings.integer("OUTBOX_" + prefix + "_HTTP_PORT", registration.defaultHttpPort(), -1, 65_535);
         String httpHost = settings.string("OUTBOX_" + prefix + "_HTTP_HOST", "0.0.0.0");
+        RetentionPolicy retentionPolicy = RetentionPolicy.from(settings);
         Database database = Database.start(
                 DatabaseConfig.from(settings, dbUrl, "outbox-" + name), settings.bool("OUTBOX_DB_MIGRATE", true));
         try {
@@ -113,13 +118,26 @@ public final class ConsumerApp implements AutoCloseable {
                 }
                 LOG.info("{} consumer metrics and health on http://{}:{}/metrics", name, httpHost, endpoint.port());
             }
+            RetentionSchedule retention = null;
+            if (retentionPolicy.enabled() && !registration.retention().isEmpty()) {
+                retention = new RetentionSchedule(
+                        name,
+                        new RetentionRun(
+                                injector.getInstance(DataSource.class),
+                                injector.getInstance(SqlSessionFactory.class),
+                                RetentionRun.lockKeyFor(name),
+                                registration.retention()),
+                        retentionPolicy,
+                        registry);
+                retention.start();
+            }
             LOG.info(
                     "{} consumer started on {} (prefetch {}, {} channel(s))",
                     name,
                     registration.queue(),
                     consumer.prefetch(),
                     consumer.channels());
-            return new ConsumerApp(registration, database, session, runner, endpoint);
+            return new ConsumerApp(registration, database, session, runner, endpoint, retention);
         } catch (RuntimeException e) {
             database.close();
             throw e;
@@ -152,6 +170,9 @@ public final class ConsumerApp implements AutoCloseable {
 
     @Override
     public void close() {
+        if (retention != null) {
+            retention.close();
+        }
         if (endpoint != null) {
             endpoint.close();
         }

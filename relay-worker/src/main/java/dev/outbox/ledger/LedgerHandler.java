@@ -2,14 +2,14 @@ package dev.outbox.ledger;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.outbox.consumer.InboundMessage;
+import dev.outbox.consumer.MessageHandler;
+import dev.outbox.consumer.NonRetryableMessageException;
 import dev.outbox.domain.TimeOrderedIds;
 import dev.outbox.domain.event.PaymentCaptured;
 import dev.outbox.domain.event.PaymentRefunded;
 import dev.outbox.kernel.contract.MessageContracts;
-import dev.outbox.messaging.consume.InboundMessage;
-import dev.outbox.messaging.consume.MessageHandler;
-import dev.outbox.messaging.consume.NonRetryableMessageException;
-import dev.outbox.persistence.json.Json;
+import dev.outbox.kernel.json.Json;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.math.BigDecimal;

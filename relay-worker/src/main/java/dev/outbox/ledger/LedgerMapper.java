@@ -2,6 +2,7 @@ package dev.outbox.ledger;
 
 import java.util.List;
 import java.util.UUID;
+import org.apache.ibatis.annotations.Delete;
 import org.apache.ibatis.annotations.Insert;
 import org.apache.ibatis.annotations.Param;
 import org.apache.ibatis.annotations.Select;
@@ -35,6 +36,14 @@ public interface LedgerMapper {
             @Param("aggregateVersion") Long aggregateVersion,
             @Param("messageId") String messageId,
             @Param("messageType") String messageType);
+
+    /**
+     * Retention of the journal: one batch of rows applied longer ago than {@code ageMillis},
+     * oldest first along its key, so a batch reads only what it deletes.
+     */
+    @Delete("DELETE FROM ledger_journal WHERE seq IN (SELECT seq FROM ledger_journal"
+            + " WHERE applied_at < now() - #{ageMillis} * interval '1 millisecond' ORDER BY seq LIMIT #{batch})")
+    int deleteJournalOlderThan(@Param("ageMillis") long ageMillis, @Param("batch") int batch);
 
     @Select("SELECT id, order_id, payment_id, entry_type, amount, currency, message_id, booked_at"
             + " FROM ledger_entries WHERE order_id = #{orderId} ORDER BY entry_seq")

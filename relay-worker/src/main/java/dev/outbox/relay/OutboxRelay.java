@@ -1,9 +1,9 @@
 package dev.outbox.relay;
 
+import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.messaging.BrokerSession;
 import dev.outbox.persistence.DataAccessException;
 import dev.outbox.persistence.outbox.OutboxMapper;
-import dev.outbox.persistence.outbox.OutboxRecord;
 import dev.outbox.persistence.outbox.OutboxStore;
 import java.time.Duration;
 import java.util.ArrayList;

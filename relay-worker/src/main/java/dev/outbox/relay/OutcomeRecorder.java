@@ -1,12 +1,12 @@
 package dev.outbox.relay;
 
+import dev.outbox.kernel.outbox.ErrorCode;
+import dev.outbox.kernel.outbox.Lease;
+import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.messaging.ExponentialBackoff;
 import dev.outbox.persistence.DataAccessException;
 import dev.outbox.persistence.DatabaseUnavailableException;
-import dev.outbox.persistence.outbox.ErrorCode;
 import dev.outbox.persistence.outbox.Failure;
-import dev.outbox.persistence.outbox.Lease;
-import dev.outbox.persistence.outbox.OutboxRecord;
 import dev.outbox.persistence.outbox.OutboxStore;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,15 +1,15 @@
 package dev.outbox.relay;
 
 import com.rabbitmq.client.Connection;
+import dev.outbox.kernel.outbox.ErrorCode;
+import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.messaging.BrokerSession;
 import dev.outbox.messaging.ExponentialBackoff;
 import dev.outbox.messaging.publish.AmqpMessageMapper;
 import dev.outbox.messaging.publish.ConfirmPublisher;
 import dev.outbox.messaging.publish.PublishListener;
 import dev.outbox.persistence.DataAccessException;
-import dev.outbox.persistence.outbox.ErrorCode;
 import dev.outbox.persistence.outbox.Failure;
-import dev.outbox.persistence.outbox.OutboxRecord;
 import dev.outbox.persistence.outbox.OutboxStore;
 import java.io.IOException;
 import java.time.Duration;

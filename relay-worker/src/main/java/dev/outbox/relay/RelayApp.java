@@ -8,6 +8,7 @@ import dev.outbox.config.ConfigurationException;
 import dev.outbox.config.HealthReport;
 import dev.outbox.config.Lifecycle;
 import dev.outbox.config.Settings;
+import dev.outbox.kernel.metrics.Metrics;
 import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.messaging.BrokerSession;
 import dev.outbox.messaging.ExponentialBackoff;
@@ -15,7 +16,6 @@ import dev.outbox.messaging.FailureDescriptions;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.Database;
 import dev.outbox.persistence.DatabaseConfig;
-import dev.outbox.persistence.metrics.Metrics;
 import dev.outbox.persistence.metrics.OutboxGauges;
 import dev.outbox.persistence.metrics.RelayGauges;
 import dev.outbox.persistence.ops.OutboxStatsReader;
@@ -23,6 +23,7 @@ import dev.outbox.persistence.outbox.OutboxStore;
 import dev.outbox.persistence.relay.RelayRegistry;
 import dev.outbox.persistence.retention.RetentionPolicy;
 import dev.outbox.persistence.retention.RetentionRun;
+import dev.outbox.persistence.retention.RetentionSchedule;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -30,6 +31,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
+import javax.sql.DataSource;
+import org.apache.ibatis.session.SqlSessionFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -164,7 +167,12 @@ public final class RelayApp implements AutoCloseable {
             }
             RetentionSchedule retention = null;
             if (retentionPolicy.enabled()) {
-                retention = new RetentionSchedule(injector.getInstance(RetentionRun.class), retentionPolicy, registry);
+                retention = new RetentionSchedule(
+                        "relay",
+                        RetentionRun.forProduct(
+                                injector.getInstance(DataSource.class), injector.getInstance(SqlSessionFactory.class)),
+                        retentionPolicy,
+                        registry);
                 retention.start();
             }
             LOG.info("relay {}", settings.describe());

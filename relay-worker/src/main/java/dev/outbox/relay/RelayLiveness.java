@@ -1,10 +1,10 @@
 package dev.outbox.relay;
 
+import dev.outbox.kernel.outbox.OutboxStatus;
 import dev.outbox.messaging.ExponentialBackoff;
 import dev.outbox.persistence.DataAccessException;
 import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.persistence.outbox.OutboxMapper;
-import dev.outbox.persistence.outbox.OutboxStatus;
 import dev.outbox.persistence.relay.LivenessLock;
 import dev.outbox.persistence.relay.RelayLock;
 import dev.outbox.persistence.relay.RelayRegistry;

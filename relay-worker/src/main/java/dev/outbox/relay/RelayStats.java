@@ -1,6 +1,6 @@
 package dev.outbox.relay;
 
-import dev.outbox.persistence.outbox.ErrorCode;
+import dev.outbox.kernel.outbox.ErrorCode;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -85,7 +85,7 @@ public final class OutboxFixtures implements AutoCloseable {
 
     /** The AMQP message the relay would publish for a row (for tests that publish directly). */
     public static dev.outbox.messaging.publish.OutboundMessage wire(NewOutboxMessage m) {
-        dev.outbox.persistence.outbox.OutboxRecord row = new dev.outbox.persistence.outbox.OutboxRecord(
+        dev.outbox.kernel.outbox.OutboxRecord row = new dev.outbox.kernel.outbox.OutboxRecord(
                 m.id(),
                 m.aggregateType(),
                 m.aggregateId(),
@@ -96,7 +96,7 @@ public final class OutboxFixtures implements AutoCloseable {
                 m.routingKey(),
                 m.payload(),
                 m.headers(),
-                dev.outbox.persistence.outbox.OutboxStatus.IN_PROGRESS,
+                dev.outbox.kernel.outbox.OutboxStatus.IN_PROGRESS,
                 1,
                 Instant.now(),
                 null,

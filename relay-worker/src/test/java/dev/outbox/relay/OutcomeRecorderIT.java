@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.inject.Guice;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.kernel.outbox.ErrorCode;
+import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.persistence.DataSources;
 import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.persistence.PersistenceModule;
-import dev.outbox.persistence.outbox.ErrorCode;
 import dev.outbox.persistence.outbox.Failure;
-import dev.outbox.persistence.outbox.OutboxRecord;
 import dev.outbox.persistence.outbox.OutboxStore;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.config.Settings;
-import dev.outbox.persistence.outbox.ErrorCode;
+import dev.outbox.kernel.outbox.ErrorCode;
+import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.persistence.outbox.Failure;
-import dev.outbox.persistence.outbox.OutboxRecord;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;

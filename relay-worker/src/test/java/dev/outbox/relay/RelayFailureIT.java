@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.config.Settings;
+import dev.outbox.kernel.outbox.ErrorCode;
+import dev.outbox.kernel.outbox.OutboxRecord;
+import dev.outbox.kernel.outbox.OutboxStatus;
 import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
-import dev.outbox.persistence.outbox.ErrorCode;
-import dev.outbox.persistence.outbox.OutboxRecord;
-import dev.outbox.persistence.outbox.OutboxStatus;
 import dev.outbox.producer.MessageContext;
 import dev.outbox.testkit.RabbitAdmin;
 import dev.outbox.testkit.RecordingQueue;

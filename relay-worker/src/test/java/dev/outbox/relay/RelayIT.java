@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.rabbitmq.client.AMQP;
 import dev.outbox.config.Settings;
+import dev.outbox.kernel.outbox.ErrorCode;
+import dev.outbox.kernel.outbox.OutboxRecord;
+import dev.outbox.kernel.outbox.OutboxStatus;
 import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
-import dev.outbox.persistence.outbox.ErrorCode;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
-import dev.outbox.persistence.outbox.OutboxRecord;
-import dev.outbox.persistence.outbox.OutboxStatus;
 import dev.outbox.producer.MessageContext;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;

@@ -4,12 +4,12 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.outbox.config.Settings;
+import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.messaging.BrokerSession;
 import dev.outbox.messaging.ExponentialBackoff;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.outbox.OutboxMapper;
-import dev.outbox.persistence.outbox.OutboxRecord;
 import dev.outbox.persistence.outbox.OutboxStore;
 import dev.outbox.producer.MessageContext;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -3,7 +3,7 @@ package dev.outbox.api.idempotency;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.outbox.api.http.RequestMetadata;
-import dev.outbox.persistence.json.Json;
+import dev.outbox.kernel.json.Json;
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;

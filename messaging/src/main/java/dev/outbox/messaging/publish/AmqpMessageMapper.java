@@ -3,9 +3,10 @@ package dev.outbox.messaging.publish;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.rabbitmq.client.AMQP;
+import dev.outbox.kernel.Traceparent;
 import dev.outbox.kernel.contract.MessageContracts;
-import dev.outbox.persistence.json.Json;
-import dev.outbox.persistence.outbox.OutboxRecord;
+import dev.outbox.kernel.json.Json;
+import dev.outbox.kernel.outbox.OutboxRecord;
 import java.nio.charset.StandardCharsets;
 import java.util.Date;
 import java.util.LinkedHashMap;
@@ -95,7 +96,7 @@ public final class AmqpMessageMapper {
             headers.put("causation_id", row.causationId());
         }
         Object traceparent = extra.get("traceparent");
-        if (traceparent instanceof String tp && dev.outbox.producer.MessageContext.isValidTraceparent(tp)) {
+        if (traceparent instanceof String tp && Traceparent.isValid(tp)) {
             headers.put("traceparent", tp);
         }
 

@@ -3,7 +3,7 @@ package dev.outbox.messaging.publish;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Delivery;
-import dev.outbox.persistence.outbox.ErrorCode;
+import dev.outbox.kernel.outbox.ErrorCode;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;

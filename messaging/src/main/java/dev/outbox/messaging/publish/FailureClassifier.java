@@ -2,7 +2,7 @@ package dev.outbox.messaging.publish;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.ShutdownSignalException;
-import dev.outbox.persistence.outbox.ErrorCode;
+import dev.outbox.kernel.outbox.ErrorCode;
 
 /**
  * Maps broker outcomes to error codes from protocol facts only: AMQP reply codes, whether a

@@ -1,6 +1,6 @@
 package dev.outbox.messaging.publish;
 
-import dev.outbox.persistence.outbox.ErrorCode;
+import dev.outbox.kernel.outbox.ErrorCode;
 
 /**
  * Receives the outcome of every message a {@link ConfirmPublisher} sent, exactly once each.

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.rabbitmq.client.AMQP;
-import dev.outbox.persistence.outbox.OutboxRecord;
-import dev.outbox.persistence.outbox.OutboxStatus;
+import dev.outbox.kernel.outbox.OutboxRecord;
+import dev.outbox.kernel.outbox.OutboxStatus;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.UUID;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.rabbitmq.client.ShutdownSignalException;
 import com.rabbitmq.client.impl.AMQImpl;
-import dev.outbox.persistence.outbox.ErrorCode;
+import dev.outbox.kernel.outbox.ErrorCode;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
 

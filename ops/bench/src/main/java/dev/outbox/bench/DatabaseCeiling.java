@@ -1,8 +1,8 @@
 package dev.outbox.bench;
 
 import com.google.inject.Guice;
+import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.persistence.Database;
-import dev.outbox.persistence.outbox.OutboxRecord;
 import dev.outbox.persistence.outbox.OutboxStore;
 import java.util.List;
 import java.util.Set;

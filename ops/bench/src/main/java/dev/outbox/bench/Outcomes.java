@@ -1,7 +1,7 @@
 package dev.outbox.bench;
 
+import dev.outbox.kernel.outbox.ErrorCode;
 import dev.outbox.messaging.publish.PublishListener;
-import dev.outbox.persistence.outbox.ErrorCode;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 

@@ -1,8 +1,8 @@
 package dev.outbox.persistence.metrics;
 
+import dev.outbox.kernel.outbox.ErrorCode;
 import dev.outbox.persistence.DataAccessException;
 import dev.outbox.persistence.ops.OutboxStatsReader;
-import dev.outbox.persistence.outbox.ErrorCode;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;

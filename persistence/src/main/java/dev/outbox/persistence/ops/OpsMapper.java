@@ -1,7 +1,7 @@
 package dev.outbox.persistence.ops;
 
+import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.persistence.consumer.PendingSideEffect;
-import dev.outbox.persistence.outbox.OutboxRecord;
 import java.util.List;
 import java.util.UUID;
 import org.apache.ibatis.annotations.Param;

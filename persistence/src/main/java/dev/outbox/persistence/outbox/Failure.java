@@ -1,5 +1,7 @@
 package dev.outbox.persistence.outbox;
 
+import dev.outbox.kernel.outbox.ErrorCode;
+import dev.outbox.kernel.outbox.Lease;
 import java.time.Duration;
 import java.util.Objects;
 

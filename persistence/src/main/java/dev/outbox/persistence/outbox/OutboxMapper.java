@@ -1,5 +1,7 @@
 package dev.outbox.persistence.outbox;
 
+import dev.outbox.kernel.outbox.OutboxRecord;
+import dev.outbox.kernel.outbox.OutboxStatus;
 import java.util.List;
 import java.util.UUID;
 import org.apache.ibatis.annotations.Param;

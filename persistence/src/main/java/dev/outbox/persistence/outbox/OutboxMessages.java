@@ -7,7 +7,7 @@ import dev.outbox.domain.event.DomainEvent;
 import dev.outbox.domain.event.MessageType;
 import dev.outbox.kernel.contract.MessageContract;
 import dev.outbox.kernel.contract.MessageContracts;
-import dev.outbox.persistence.json.Json;
+import dev.outbox.kernel.json.Json;
 import dev.outbox.producer.MessageContext;
 import java.util.LinkedHashMap;
 import java.util.List;

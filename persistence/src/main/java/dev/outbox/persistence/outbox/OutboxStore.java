@@ -1,5 +1,8 @@
 package dev.outbox.persistence.outbox;
 
+import dev.outbox.kernel.outbox.ErrorCode;
+import dev.outbox.kernel.outbox.Lease;
+import dev.outbox.kernel.outbox.OutboxRecord;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.time.Duration;

@@ -46,9 +46,4 @@ public interface RetentionMapper {
             + " message_id, effect FROM consumer_side_effects WHERE status = 'DONE'"
             + " AND completed_at < now() - #{ageMillis} * interval '1 millisecond' LIMIT #{batch})")
     int deleteDoneSideEffects(@Param("ageMillis") long ageMillis, @Param("batch") int batch);
-
-    /** The ledger sample's journal (V8): oldest first along its key, so a batch reads only what it deletes. */
-    @Delete("DELETE FROM ledger_journal WHERE seq IN (SELECT seq FROM ledger_journal"
-            + " WHERE applied_at < now() - #{ageMillis} * interval '1 millisecond' ORDER BY seq LIMIT #{batch})")
-    int deleteOldJournal(@Param("ageMillis") long ageMillis, @Param("batch") int batch);
 }

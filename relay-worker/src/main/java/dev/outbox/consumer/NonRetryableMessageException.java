@@ -1,4 +1,4 @@
-package dev.outbox.messaging.consume;
+package dev.outbox.consumer;
 
 /**
  * Thrown by a {@link MessageHandler} for a message that can never succeed (it breaks its

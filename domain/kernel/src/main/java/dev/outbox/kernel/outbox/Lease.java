@@ -1,4 +1,4 @@
-package dev.outbox.persistence.outbox;
+package dev.outbox.kernel.outbox;
 
 import java.util.UUID;
 

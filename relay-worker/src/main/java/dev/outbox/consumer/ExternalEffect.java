@@ -1,4 +1,4 @@
-package dev.outbox.messaging.consume;
+package dev.outbox.consumer;
 
 /**
  * A consumer's effect outside the database (send an e-mail, call a payment provider): no

@@ -1,4 +1,4 @@
-package dev.outbox.persistence.outbox;
+package dev.outbox.kernel.outbox;
 
 /** The lifecycle of an outbox row; the database check constraint holds the same list. */
 public enum OutboxStatus {

@@ -1,4 +1,4 @@
-package dev.outbox.persistence.metrics;
+package dev.outbox.kernel.metrics;
 
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;

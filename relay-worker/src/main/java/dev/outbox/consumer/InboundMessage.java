@@ -1,10 +1,10 @@
-package dev.outbox.messaging.consume;
+package dev.outbox.consumer;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.LongString;
-import dev.outbox.persistence.json.Json;
+import dev.outbox.kernel.json.Json;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package dev.outbox.messaging.consume;
+package dev.outbox.consumer;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;

@@ -1,4 +1,4 @@
-package dev.outbox.persistence.outbox;
+package dev.outbox.kernel.outbox;
 
 /**
  * Why a publish attempt failed, as stored in {@code last_error_code}, and what the relay does

@@ -1,4 +1,4 @@
-package dev.outbox.messaging.consume;
+package dev.outbox.consumer;
 
 import java.util.List;
 import org.apache.ibatis.annotations.Insert;

@@ -1,6 +1,5 @@
 package dev.outbox.config;
 
-import dev.outbox.persistence.DataAccessException;
 import java.io.UncheckedIOException;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -38,7 +37,10 @@ public final class ProcessMain {
         T app;
         try {
             app = start.get();
-        } catch (ConfigurationException | DataAccessException | UncheckedIOException e) {
+        } catch (RuntimeException e) {
+            if (!(e instanceof EnvironmentFailure || e instanceof UncheckedIOException)) {
+                throw e;
+            }
             LOG.error("{} cannot start: {}", name, e.getMessage());
             System.exit(CANNOT_START);
             return;

@@ -1,8 +1,6 @@
-package dev.outbox.relay;
+package dev.outbox.persistence.retention;
 
 import dev.outbox.persistence.DataAccessException;
-import dev.outbox.persistence.retention.RetentionPolicy;
-import dev.outbox.persistence.retention.RetentionRun;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Map;
@@ -13,35 +11,39 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs retention in the relay process every {@link RetentionPolicy#interval()}. Every relay
+ * Runs a {@link RetentionRun} every {@link RetentionPolicy#interval()}: the relay for the product's
+ * tables, a consumer process for the tables its registration names. Every process of a kind
  * schedules it; the advisory lock inside {@link RetentionRun} lets one pass run at a time.
  */
-final class RetentionSchedule implements AutoCloseable {
+public final class RetentionSchedule implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RetentionSchedule.class);
 
     private final RetentionRun run;
     private final RetentionPolicy policy;
     private final MeterRegistry registry;
-    private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "relay-retention");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService executor;
 
-    RetentionSchedule(RetentionRun run, RetentionPolicy policy, MeterRegistry registry) {
+    /** {@code owner} names the thread ({@code <owner>-retention}) and the log lines. */
+    public RetentionSchedule(String owner, RetentionRun run, RetentionPolicy policy, MeterRegistry registry) {
         this.run = run;
         this.policy = policy;
         this.registry = registry;
+        this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, owner + "-retention");
+            t.setDaemon(true);
+            return t;
+        });
     }
 
-    void start() {
+    public void start() {
         executor.scheduleWithFixedDelay(
                 this::runOnce,
                 policy.initialDelay().toMillis(),
                 policy.interval().toMillis(),
                 TimeUnit.MILLISECONDS);
         LOG.info(
-                "retention every {} s: finished outbox rows after {} h, dedupe records after {} h, batches of {}",
+                "retention of {} every {} s (outbox age {} h, processed age {} h, batches of {})",
+                run.tables(),
                 policy.interval().toSeconds(),
                 policy.outboxAge().toHours(),
                 policy.processedAge().toHours(),

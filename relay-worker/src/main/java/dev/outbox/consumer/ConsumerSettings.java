@@ -1,4 +1,4 @@
-package dev.outbox.messaging.consume;
+package dev.outbox.consumer;
 
 import dev.outbox.config.Settings;
 import dev.outbox.messaging.Topology;

@@ -1,4 +1,4 @@
-package dev.outbox.persistence.json;
+package dev.outbox.kernel.json;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;

@@ -1,9 +1,9 @@
-package dev.outbox.messaging.consume;
+package dev.outbox.consumer;
 
+import dev.outbox.kernel.json.Json;
 import dev.outbox.persistence.consumer.ConsumerStateMapper;
 import dev.outbox.persistence.consumer.HeldMessage;
 import dev.outbox.persistence.consumer.ProcessedMessageMapper;
-import dev.outbox.persistence.json.Json;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package dev.outbox.messaging.consume;
+package dev.outbox.consumer;
 
 import dev.outbox.persistence.consumer.ConsumerStateMapper;
 import dev.outbox.persistence.consumer.ProcessedMessageMapper;

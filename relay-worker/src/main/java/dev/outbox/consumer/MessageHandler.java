@@ -1,4 +1,4 @@
-package dev.outbox.messaging.consume;
+package dev.outbox.consumer;
 
 /**
  * A consumer's effect. It runs inside the transaction that also records the message as

@@ -1,4 +1,4 @@
-package dev.outbox.messaging.consume;
+package dev.outbox.consumer;
 
 import com.google.inject.Guice;
 import com.google.inject.Injector;
