@@ -78,9 +78,11 @@ rabbit_up() {
   for n in 2 3; do
     if ! ctl "$n" cluster_status --formatter json 2>/dev/null | grep -q '"c1@localhost"'; then
       log "joining c$n@localhost to c1@localhost"
-      ctl "$n" stop_app
-      ctl "$n" join_cluster c1@localhost
-      ctl "$n" start_app
+      {
+        ctl "$n" stop_app
+        ctl "$n" join_cluster c1@localhost
+        ctl "$n" start_app
+      } >>"$(node_dir "$n")/log/cluster.sh.log" 2>&1 || die "c$n could not join; see $(node_dir "$n")/log"
     fi
   done
 }
@@ -117,10 +119,11 @@ EOF
   if [ ! -f "$s/PG_VERSION" ]; then
     log "cloning the standby from the primary (pg_basebackup)"
     as_postgres "$PG_BIN/pg_basebackup -h 127.0.0.1 -p $PG_PRIMARY_PORT -U postgres -D $s -R -X stream"
-    cat >>"$s/postgresql.conf" <<EOF
-port = $PG_STANDBY_PORT
-primary_conninfo = 'host=127.0.0.1 port=$PG_PRIMARY_PORT user=postgres application_name=standby1'
-EOF
+    echo "port = $PG_STANDBY_PORT" >>"$s/postgresql.conf"
+    # -R wrote primary_conninfo into postgresql.auto.conf, which wins over postgresql.conf: name the
+    # standby there, or the primary's synchronous_standby_names never matches it
+    echo "primary_conninfo = 'host=127.0.0.1 port=$PG_PRIMARY_PORT user=postgres application_name=standby1'" \
+      >>"$s/postgresql.auto.conf"
   fi
   if ! pg_running "$s"; then
     log "starting the PostgreSQL standby on 127.0.0.1:$PG_STANDBY_PORT"
@@ -155,7 +158,7 @@ write_env() {
 # written by ops/cluster.sh up: the settings of every process that should use the cluster
 OUTBOX_AMQP_URI=amqp://guest:guest@127.0.0.1:5701,127.0.0.1:5702,127.0.0.1:5703/%2F
 OUTBOX_AMQP_QUEUE_TYPE=quorum
-OUTBOX_DB_URL=jdbc:postgresql://127.0.0.1:$PG_PRIMARY_PORT,127.0.0.1:$PG_STANDBY_PORT/outbox?targetServerType=primary
+OUTBOX_DB_URL=jdbc:postgresql://127.0.0.1:$PG_PRIMARY_PORT,127.0.0.1:$PG_STANDBY_PORT/outbox?targetServerType=primary&hostRecheckSeconds=2
 OUTBOX_DB_USER=postgres
 EOF
   chmod 644 "$ENV_FILE"

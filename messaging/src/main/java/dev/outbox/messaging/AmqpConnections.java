@@ -1,8 +1,12 @@
 package dev.outbox.messaging;
 
+import com.rabbitmq.client.Address;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -16,7 +20,7 @@ public final class AmqpConnections {
     public static ConnectionFactory factory(BrokerConfig config) {
         ConnectionFactory f = new ConnectionFactory();
         try {
-            f.setUri(config.uri());
+            f.setUri(config.firstNodeUri());
         } catch (Exception e) {
             throw new dev.outbox.config.ConfigurationException("OUTBOX_AMQP_URI " + config.safeUri()
                     + " is not usable: " + e.getClass().getSimpleName());
@@ -31,7 +35,14 @@ public final class AmqpConnections {
         return f;
     }
 
+    /**
+     * Opens a connection to one of the configured nodes, trying them in a new random order each
+     * time: processes spread over a cluster, and after a node dies the next attempt goes elsewhere.
+     * The connection's {@code getAddress()} says which node it reached.
+     */
     public static Connection open(BrokerConfig config) throws IOException, TimeoutException {
-        return factory(config).newConnection(config.connectionName());
+        List<Address> nodes = new ArrayList<>(config.addresses());
+        Collections.shuffle(nodes);
+        return factory(config).newConnection(nodes, config.connectionName());
     }
 }

@@ -1,26 +1,85 @@
 package dev.outbox.messaging;
 
+import com.rabbitmq.client.Address;
+import com.rabbitmq.client.ConnectionFactory;
 import dev.outbox.config.ConfigurationException;
 import dev.outbox.config.Settings;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
-/** How to reach the AMQP 0-9-1 broker. The URI's password is never printed. */
+/**
+ * How to reach the AMQP 0-9-1 broker, and how to declare its queues. The URI may list several
+ * nodes of one cluster ({@code amqp://user:pass@h1:5701,h2:5702,h3:5703/vhost}: same credentials,
+ * vhost and options); every connection attempt tries them in a new random order, so processes
+ * spread over the nodes and a dead node is skipped. The URI's password is never printed.
+ */
 public record BrokerConfig(
-        String uri, Duration heartbeat, Duration connectTimeout, Duration rpcTimeout, String connectionName) {
+        String uri,
+        Duration heartbeat,
+        Duration connectTimeout,
+        Duration rpcTimeout,
+        String connectionName,
+        QueueType queueType) {
+
+    private static final Pattern MULTI_HOST = Pattern.compile("^(amqps?://(?:[^@/]*@)?)([^/?#]*)(.*)$");
 
     public BrokerConfig {
         Objects.requireNonNull(uri, "uri");
-        URI parsed;
-        try {
-            parsed = URI.create(uri);
-        } catch (IllegalArgumentException e) {
-            throw new ConfigurationException("OUTBOX_AMQP_URI is not a URI (amqp://user:pass@host:5672/vhost)");
+        Objects.requireNonNull(queueType, "queueType");
+        // validated once here: a bad value is a configuration error at start, not at first connect
+        addresses(uri);
+    }
+
+    /**
+     * The nodes the URI names, in its order. Each comes with the URI's port when it names none
+     * (5672, or 5671 for amqps).
+     */
+    public List<Address> addresses() {
+        return addresses(uri);
+    }
+
+    /** The URI with only the first node in it: credentials, vhost and options for the factory. */
+    String firstNodeUri() {
+        Matcher m = MULTI_HOST.matcher(uri);
+        if (!m.matches()) {
+            throw new IllegalStateException("validated in the constructor");
         }
-        if (!"amqp".equals(parsed.getScheme()) && !"amqps".equals(parsed.getScheme())) {
-            throw new ConfigurationException("OUTBOX_AMQP_URI must start with amqp:// or amqps://");
+        return m.group(1) + m.group(2).split(",", -1)[0].trim() + m.group(3);
+    }
+
+    private static List<Address> addresses(String uri) {
+        Matcher m = MULTI_HOST.matcher(uri);
+        if (!m.matches()) {
+            throw new ConfigurationException("OUTBOX_AMQP_URI must look like amqp://user:pass@host:5672/vhost"
+                    + " (or amqps://), several hosts separated by commas");
         }
+        int defaultPort = uri.startsWith("amqps:")
+                ? ConnectionFactory.DEFAULT_AMQP_OVER_SSL_PORT
+                : ConnectionFactory.DEFAULT_AMQP_PORT;
+        List<Address> addresses = new ArrayList<>();
+        for (String hostPort : m.group(2).split(",", -1)) {
+            String hp = hostPort.trim();
+            URI one;
+            try {
+                one = new URI("amqp://" + hp);
+            } catch (URISyntaxException e) {
+                throw new ConfigurationException("OUTBOX_AMQP_URI names a host that is not host[:port]: '" + hp + "'");
+            }
+            if (hp.isEmpty()
+                    || one.getHost() == null
+                    || one.getRawPath().length() > 0
+                    || one.getRawUserInfo() != null) {
+                throw new ConfigurationException("OUTBOX_AMQP_URI names a host that is not host[:port]: '" + hp + "'");
+            }
+            addresses.add(new Address(one.getHost(), one.getPort() == -1 ? defaultPort : one.getPort()));
+        }
+        return List.copyOf(addresses);
     }
 
     public static BrokerConfig from(Settings settings, String uri, String connectionName) {
@@ -38,12 +97,22 @@ public record BrokerConfig(
                         Duration.ofSeconds(10),
                         Duration.ofSeconds(1),
                         Duration.ofMinutes(10)),
-                connectionName);
+                connectionName,
+                QueueType.parse(settings.string("OUTBOX_AMQP_QUEUE_TYPE", "classic")));
     }
 
     public static BrokerConfig of(String uri, String connectionName) {
         return new BrokerConfig(
-                uri, Duration.ofSeconds(10), Duration.ofSeconds(5), Duration.ofSeconds(10), connectionName);
+                uri,
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(10),
+                connectionName,
+                QueueType.CLASSIC);
+    }
+
+    public BrokerConfig withQueueType(QueueType type) {
+        return new BrokerConfig(uri, heartbeat, connectTimeout, rpcTimeout, connectionName, type);
     }
 
     /** The URI with the password masked, for logs. */
@@ -53,6 +122,6 @@ public record BrokerConfig(
 
     @Override
     public String toString() {
-        return "BrokerConfig[" + safeUri() + ", heartbeat=" + heartbeat + "]";
+        return "BrokerConfig[" + safeUri() + ", heartbeat=" + heartbeat + ", queues=" + queueType.argument() + "]";
     }
 }

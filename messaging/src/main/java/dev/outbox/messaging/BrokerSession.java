@@ -138,10 +138,15 @@ public final class BrokerSession implements AutoCloseable {
                 c.addShutdownListener(this::onShutdown);
                 blocked = false;
                 connection = c;
+                String node = c.getAddress().getHostAddress() + ":" + c.getPort();
                 if (failures > 0) {
-                    LOG.info("broker {} reachable again after {} failed attempt(s)", config.safeUri(), failures);
+                    LOG.info(
+                            "broker {} reachable again after {} failed attempt(s), connected to node {}",
+                            config.safeUri(),
+                            failures,
+                            node);
                 } else {
-                    LOG.info("connected to broker {}", config.safeUri());
+                    LOG.info("connected to broker {} (node {})", config.safeUri(), node);
                 }
                 failures = 0;
                 signal();

@@ -88,12 +88,13 @@ public final class ConsumerApp implements AutoCloseable {
                     injector.getInstance(IdempotentProcessor.class),
                     injector.getInstance(registration.handler()),
                     injector.getInstance(FailureCounter.class));
+            BrokerConfig brokerConfig = BrokerConfig.from(settings, amqpUri, "outbox-" + name);
             BrokerSession session = new BrokerSession(
-                    BrokerConfig.from(settings, amqpUri, "outbox-" + name),
+                    brokerConfig,
                     new ExponentialBackoff(Duration.ofMillis(500), Duration.ofSeconds(30)),
                     connection -> {
                         try (Channel ch = connection.createChannel()) {
-                            Topology.declare(ch);
+                            Topology.declare(ch, brokerConfig.queueType());
                         } catch (TimeoutException e) {
                             throw new java.io.IOException(e);
                         }

@@ -657,11 +657,12 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
             return;
         }
         LOG.warn(
-                "consumer {} failed on message_id={} (attempt {} of {}): {}; requeued",
+                "consumer {} failed on message_id={} (attempt {} of {}, delivered {} time(s) before): {}; requeued",
                 settings.name(),
                 message.messageId(),
                 attempts,
                 settings.maxAttempts(),
+                message.deliveryCount(),
                 reason,
                 cause);
         requeue(

@@ -100,6 +100,19 @@ public record InboundMessage(
                 delivery.getEnvelope().isRedeliver());
     }
 
+    /**
+     * How many times the broker delivered this message before this delivery: a quorum queue's
+     * {@code x-delivery-count} (every nack-requeue, channel close and consumer crash counts, not
+     * only this consumer's counted failures); on a classic queue, which keeps no count, 1 for a
+     * redelivery and 0 otherwise.
+     */
+    public long deliveryCount() {
+        if (headers.get("x-delivery-count") instanceof Number n && n.longValue() >= 0) {
+            return n.longValue();
+        }
+        return redelivered ? 1 : 0;
+    }
+
     /** True when the message carries its aggregate and version, so it can be applied in order. */
     public boolean isOrdered() {
         return aggregateVersion != null && aggregateType != null && aggregateId != null;

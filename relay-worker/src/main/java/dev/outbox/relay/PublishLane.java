@@ -148,10 +148,22 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
         }
     }
 
+    /** Nacks in a row, with no ack between them, after which a publisher channel is replaced. */
+    static final int NACK_STREAK_LIMIT = 20;
+
     private ConfirmPublisher<OutboxRecord> publisherOn(Connection connection) throws IOException {
         ConfirmPublisher<OutboxRecord> p = publisher;
         if (p != null && p.isOpen() && publisherConnection == connection) {
-            return p;
+            if (p.nackStreak() < NACK_STREAK_LIMIT) {
+                return p;
+            }
+            // nacked and nacked again, never acked: a stuck channel, not a refusing broker (see
+            // ConfirmPublisher#nackStreak). What it still has in flight is reported by its close.
+            stats.channelReplaced("nacked");
+            LOG.warn(
+                    "publisher {}: {} messages nacked in a row on this channel and none acked; opening a new one",
+                    index,
+                    p.nackStreak());
         }
         if (p != null) {
             p.close();

@@ -13,6 +13,7 @@ import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.messaging.BrokerSession;
 import dev.outbox.messaging.ExponentialBackoff;
 import dev.outbox.messaging.FailureDescriptions;
+import dev.outbox.messaging.QueueType;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.Database;
 import dev.outbox.persistence.DatabaseConfig;
@@ -88,10 +89,11 @@ public final class RelayApp implements AutoCloseable {
         try {
             Injector injector = Guice.createInjector(database.module());
             PrometheusMeterRegistry registry = Metrics.registry("outbox-relay");
+            BrokerConfig brokerConfig = BrokerConfig.from(settings, amqpUri, "outbox-relay " + config.relayId());
             BrokerSession session = new BrokerSession(
-                    BrokerConfig.from(settings, amqpUri, "outbox-relay " + config.relayId()),
+                    brokerConfig,
                     new ExponentialBackoff(config.reconnectInitial(), config.reconnectMax()),
-                    declareTopology ? RelayApp::declareTopology : c -> {});
+                    declareTopology ? c -> declareTopology(c, brokerConfig.queueType()) : c -> {});
             OutboxRelay relay =
                     new OutboxRelay(config, injector.getInstance(OutboxStore.class), session, new RelayStats(registry));
             OutboxGauges.register(registry, injector.getInstance(OutboxStatsReader.class), Duration.ofSeconds(5));
@@ -233,9 +235,9 @@ public final class RelayApp implements AutoCloseable {
      * Declares the topology, but a relay whose user may not declare it still runs: publishing is
      * what matters, and each publish is classified on its own (403, 404, 312).
      */
-    static void declareTopology(Connection connection) throws IOException {
+    static void declareTopology(Connection connection, QueueType queueType) throws IOException {
         try (Channel ch = connection.createChannel()) {
-            Topology.declare(ch);
+            Topology.declare(ch, queueType);
         } catch (IOException e) {
             if (e.getCause() instanceof com.rabbitmq.client.ShutdownSignalException sse && !sse.isHardError()) {
                 LOG.error("cannot declare the topology ({}); publishing anyway", FailureDescriptions.describe(sse));

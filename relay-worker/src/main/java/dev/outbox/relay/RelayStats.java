@@ -156,6 +156,14 @@ public final class RelayStats {
     }
 
     /** A worker loop or timer task caught something nobody expected; it carries on. */
+    void channelReplaced(String reason) {
+        Counter.builder("outbox.relay.channel.replaced")
+                .tag("reason", reason)
+                .description("publisher channels the relay closed and reopened although they were open")
+                .register(registry)
+                .increment();
+    }
+
     void unexpected(String where) {
         Counter.builder("outbox.relay.unexpected.failures")
                 .tag("where", where)

@@ -64,6 +64,10 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
      */
     private final Map<String, InFlight<T>> nackedAwaitingReturn = new java.util.LinkedHashMap<>();
 
+    /** Messages nacked since the last ack on this channel: see {@link #nackStreak()}. */
+    private final java.util.concurrent.atomic.AtomicInteger nackStreak =
+            new java.util.concurrent.atomic.AtomicInteger();
+
     private volatile boolean closed;
     private volatile boolean closedByUs;
 
@@ -95,6 +99,17 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
 
     public boolean isOpen() {
         return !closed && channel.isOpen();
+    }
+
+    /**
+     * How many messages the broker nacked on this channel since it last acked one. A channel that
+     * only ever gets nacks may be stuck rather than unlucky: on RabbitMQ 3.10, a channel opened
+     * just as a quorum queue's leader node died can keep being nacked after a new leader was
+     * elected, while a new channel on the same connection is acked at once (measured in the
+     * failover test). The owner decides when to give up on the channel.
+     */
+    public int nackStreak() {
+        return nackStreak.get();
     }
 
     public int windowSize() {
@@ -202,6 +217,11 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
             if (f != null) {
                 settled.add(f);
             }
+        }
+        if (ack) {
+            nackStreak.set(0);
+        } else {
+            nackStreak.addAndGet(settled.size());
         }
         for (InFlight<T> f : settled) {
             Returned r = returned.remove(f.messageId());

@@ -106,6 +106,17 @@ class ConfirmPublisherTest {
     }
 
     @Test
+    void theNackStreakCountsNackedMessagesSinceTheLastAck() throws Exception {
+        send("a", "b", "c", "d");
+        broker.nack(2, true);
+        assertEquals(2, publisher.nackStreak());
+        broker.nack(3, false);
+        assertEquals(3, publisher.nackStreak());
+        broker.ack(4, false);
+        assertEquals(0, publisher.nackStreak(), "one ack: the channel works");
+    }
+
+    @Test
     void aNackWithoutAReturnIsDecidedWhenTheGraceRunsOut() throws Exception {
         send("a");
         broker.nack(1, false);

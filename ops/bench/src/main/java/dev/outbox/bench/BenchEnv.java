@@ -2,6 +2,7 @@ package dev.outbox.bench;
 
 import dev.outbox.config.Settings;
 import dev.outbox.ledger.LedgerConsumer;
+import dev.outbox.messaging.QueueType;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.Database;
 import dev.outbox.persistence.DatabaseConfig;
@@ -31,10 +32,18 @@ final class BenchEnv {
     final TestDatabase db;
     final TestBroker broker;
 
+    final QueueType queueType;
+
     BenchEnv() {
+        this(TestBroker.get(), QueueType.CLASSIC);
+    }
+
+    /** The same database with another broker and queue type (the quorum-queue run's cluster). */
+    BenchEnv(TestBroker broker, QueueType queueType) {
         this.db = TestDatabase.get();
-        this.broker = TestBroker.get();
-        broker.withChannel(Topology::declare);
+        this.broker = broker;
+        this.queueType = queueType;
+        broker.withChannel(ch -> Topology.declare(ch, queueType));
     }
 
     Connection connect() throws SQLException {
@@ -148,6 +157,7 @@ final class BenchEnv {
         Map<String, String> env = new LinkedHashMap<>();
         env.putAll(db.env());
         env.putAll(broker.env());
+        env.put("OUTBOX_AMQP_QUEUE_TYPE", queueType.argument());
         env.put("OUTBOX_DB_MIGRATE", "false");
         env.put("OUTBOX_RETENTION_ENABLED", "false");
         env.put("OUTBOX_RELAY_HTTP_PORT", "-1");

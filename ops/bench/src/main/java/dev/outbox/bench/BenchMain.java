@@ -44,7 +44,8 @@ public final class BenchMain {
             Set<String> scenarios,
             int[] loads,
             int latencyRuns,
-            Set<String> latencyModes) {
+            Set<String> latencyModes,
+            Path clusterEnv) {
         boolean runs(String part) {
             return only.isEmpty() || only.contains(part);
         }
@@ -75,6 +76,9 @@ public final class BenchMain {
         }
         if (o.runs("http")) {
             HttpOverhead.section(env, report, o);
+        }
+        if (o.clusterEnv() != null && o.runs("quorum")) {
+            QuorumRun.section(env, report, o, o.clusterEnv());
         }
         env.clean();
         System.out.println("results: " + o.out().resolve("results.md").toAbsolutePath());
@@ -333,6 +337,7 @@ public final class BenchMain {
         int[] loads = {200, 1_000, 3_000};
         Integer latencyRuns = null;
         Set<String> latencyModes = new LinkedHashSet<>(List.of("notify", "poll"));
+        Path clusterEnv = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> quick = true;
@@ -352,6 +357,7 @@ public final class BenchMain {
                             .toArray();
                 case "--rows" -> rows = Integer.parseInt(args[++i]);
                 case "--out" -> out = Path.of(args[++i]);
+                case "--cluster-env" -> clusterEnv = Path.of(args[++i]);
                 case "--only" -> only.addAll(List.of(args[++i].split(",")));
                 case "--processes" ->
                     processes = java.util.Arrays.stream(args[++i].split(","))
@@ -366,16 +372,20 @@ public final class BenchMain {
                 }
                 default ->
                     throw new IllegalArgumentException("unknown argument " + args[i]
-                            + "; usage: ops/bench.sh [--quick] [--rows N] [--out DIR] [--only throughput,latency,growth,http]"
+                            + "; usage: ops/bench.sh [--quick] [--rows N] [--out DIR] [--only throughput,latency,growth,http,quorum]"
                             + " [--processes 1,2,4] [--relay OUTBOX_RELAY_X=value] [--relay-only]"
                             + " [--scenarios A,B,Bf,N,P,Pf,R,Rf] [--loads 200,1000,3000] [--latency-runs 5]"
-                            + " [--latency-modes notify,poll]");
+                            + " [--latency-modes notify,poll] [--cluster-env /var/tmp/outbox-cluster/cluster.env]");
             }
         }
         for (String part : only) {
-            if (!Set.of("throughput", "latency", "growth", "http").contains(part)) {
-                throw new IllegalArgumentException("--only knows throughput, latency, growth, http; not " + part);
+            if (!Set.of("throughput", "latency", "growth", "http", "quorum").contains(part)) {
+                throw new IllegalArgumentException(
+                        "--only knows throughput, latency, growth, http, quorum; not " + part);
             }
+        }
+        if (only.contains("quorum") && clusterEnv == null) {
+            throw new IllegalArgumentException("--only quorum needs --cluster-env (the file ops/cluster.sh up writes)");
         }
         if (out == null) {
             out = Path.of(
@@ -395,6 +405,7 @@ public final class BenchMain {
                 scenarios,
                 loads,
                 latencyRuns != null ? latencyRuns : quick ? 1 : 5,
-                latencyModes);
+                latencyModes,
+                clusterEnv);
     }
 }

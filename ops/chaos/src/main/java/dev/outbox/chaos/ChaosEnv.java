@@ -36,6 +36,8 @@ final class ChaosEnv implements AutoCloseable {
     final String vhost;
     /** True when {@code rabbitmqctl} on this host administers the broker (a local RabbitMQ). */
     final boolean rabbitmqctl;
+    /** Settings every process under test gets besides the database's and the broker's. */
+    final Map<String, String> processEnv;
 
     final String description;
     private final HikariDataSource dataSource;
@@ -47,6 +49,7 @@ final class ChaosEnv implements AutoCloseable {
             String amqpUri,
             String vhost,
             boolean rabbitmqctl,
+            Map<String, String> processEnv,
             String description) {
         this.dbUrl = dbUrl;
         this.dbUser = dbUser;
@@ -54,6 +57,7 @@ final class ChaosEnv implements AutoCloseable {
         this.amqpUri = amqpUri;
         this.vhost = vhost;
         this.rabbitmqctl = rabbitmqctl;
+        this.processEnv = Map.copyOf(processEnv);
         this.description = description;
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(dbUrl);
@@ -107,10 +111,82 @@ final class ChaosEnv implements AutoCloseable {
                 uri,
                 vhost,
                 ctl,
+                Map.of(),
                 "database " + runUrl + " (" + base.source() + "), broker vhost " + vhost + " (" + broker.source()
                         + (ctl ? ", rabbitmqctl available" : ", no rabbitmqctl: broker faults off") + ")");
         DatabaseMigrations.migrate(env.dataSource);
         return env;
+    }
+
+    /**
+     * The run's database and vhost on the cluster of {@code ops/cluster.sh} ({@code cluster}: the
+     * settings it wrote): the database on whichever PostgreSQL is the primary, the vhost through
+     * node {@code c1}; every process declares quorum queues.
+     */
+    static ChaosEnv forCluster(Map<String, String> cluster, String database, String vhost) throws Exception {
+        String baseUrl = required(cluster, "OUTBOX_DB_URL");
+        String user = cluster.get("OUTBOX_DB_USER");
+        String password = cluster.get("OUTBOX_DB_PASSWORD");
+        String runUrl = baseUrl.replaceFirst("^(jdbc:postgresql://[^/]+/)[^?]*", "$1" + database);
+        if (runUrl.equals(baseUrl)) {
+            throw new IllegalArgumentException("the run's database must not be the cluster's own (" + database + ")");
+        }
+        try (Connection c = DriverManager.getConnection(baseUrl, user, password);
+                Statement s = c.createStatement()) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    + " WHERE datname = ? AND pid <> pg_backend_pid()")) {
+                ps.setString(1, database);
+                ps.execute();
+            }
+            s.execute("DROP DATABASE IF EXISTS " + database);
+            s.execute("CREATE DATABASE " + database);
+        }
+        String uri = required(cluster, "OUTBOX_AMQP_URI");
+        if (clusterctl("list_vhosts", "name").lines().anyMatch(vhost::equals)) {
+            clusterctl("delete_vhost", vhost);
+        }
+        clusterctl("add_vhost", vhost);
+        clusterctl("set_permissions", "-p", vhost, "guest", ".*", ".*", ".*");
+        String runUri =
+                uri.replaceFirst("^(amqps?://[^/]+)/.*$", "$1/" + URLEncoder.encode(vhost, StandardCharsets.UTF_8));
+        Map<String, String> processEnv = new LinkedHashMap<>();
+        processEnv.put("OUTBOX_AMQP_QUEUE_TYPE", cluster.getOrDefault("OUTBOX_AMQP_QUEUE_TYPE", "quorum"));
+        ChaosEnv env = new ChaosEnv(
+                runUrl,
+                user,
+                password,
+                runUri,
+                vhost,
+                false,
+                processEnv,
+                "cluster: database " + runUrl + ", broker " + dev.outbox.config.Settings.maskUri(runUri) + ", queues "
+                        + processEnv.get("OUTBOX_AMQP_QUEUE_TYPE"));
+        DatabaseMigrations.migrate(env.dataSource);
+        return env;
+    }
+
+    private static String required(Map<String, String> settings, String name) {
+        String v = settings.get(name);
+        if (v == null || v.isBlank()) {
+            throw new IllegalArgumentException(name + " missing from the cluster's settings");
+        }
+        return v;
+    }
+
+    /** {@code rabbitmqctl} against the cluster's first node (any live node would do). */
+    static String clusterctl(String... args) throws IOException, InterruptedException {
+        return clusterctlOn("c1@localhost", args);
+    }
+
+    static String clusterctlOn(String node, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("rabbitmqctl", "-q", "-n", node));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IOException(String.join(" ", command) + " failed: " + out.strip());
+        }
+        return out;
     }
 
     String brokerHost() {

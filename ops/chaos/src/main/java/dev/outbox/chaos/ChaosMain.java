@@ -1,6 +1,7 @@
 package dev.outbox.chaos;
 
 import dev.outbox.ledger.LedgerConsumer;
+import dev.outbox.messaging.QueueType;
 import dev.outbox.messaging.Topology;
 import dev.outbox.testkit.TcpProxy;
 import java.io.IOException;
@@ -51,13 +52,18 @@ public final class ChaosMain {
         System.out.println(
                 "[chaos] seed " + o.seed() + "; replay with: ops/chaos.sh " + String.join(" ", replayArgs(o)));
         Files.createDirectories(o.out());
-        try (ChaosEnv env = ChaosEnv.create(o)) {
+        boolean cluster = o.cluster() != null;
+        try (ChaosEnv env = cluster
+                ? ChaosEnv.forCluster(FailoverMain.readEnv(o.cluster()), o.database(), o.vhost())
+                : ChaosEnv.create(o)) {
             System.out.println("[chaos] " + env.description);
             FaultPlan plan = FaultPlan.draw(
-                    o.seed(), o.duration(), o.faultInterval(), o.lease(), o.brokerRestart(), env.rabbitmqctl);
-            try (TcpProxy proxy = TcpProxy.start(env.brokerHost(), env.brokerPort());
-                    Observer observer = Observer.start(env.amqpUri);
-                    Fleet fleet = new Fleet(env, o, env.amqpUriVia(proxy.host(), proxy.port()), t0)) {
+                    o.seed(), o.duration(), o.faultInterval(), o.lease(), o.brokerRestart(), env.rabbitmqctl, cluster);
+            // on a cluster the relays know every node and fail over themselves: no proxy in between
+            try (TcpProxy proxy = cluster ? null : TcpProxy.start(env.brokerHost(), env.brokerPort());
+                    Observer observer = Observer.start(env.amqpUri, cluster ? QueueType.QUORUM : QueueType.CLASSIC);
+                    Fleet fleet =
+                            new Fleet(env, o, cluster ? env.amqpUri : env.amqpUriVia(proxy.host(), proxy.port()), t0)) {
                 // Ctrl-C or SIGTERM mid-soak: leave no process behind (a SIGSTOPped relay among them) and no
                 // broker application stopped; an orderly end has cleaned up before the JVM exits
                 AtomicBoolean finished = new AtomicBoolean();
@@ -167,7 +173,7 @@ public final class ChaosMain {
      * Waits until nothing is in flight: no outbox row unfinished, every row applied by the ledger,
      * nothing held, the ledger queue empty. Returns the seconds it took, or -1 at the bound.
      */
-    private static double awaitQuiet(ChaosEnv env, Observer observer, Duration bound) throws InterruptedException {
+    static double awaitQuiet(ChaosEnv env, Observer observer, Duration bound) throws InterruptedException {
         long start = System.nanoTime();
         long deadline = start + bound.toNanos();
         while (System.nanoTime() < deadline) {
@@ -192,7 +198,7 @@ public final class ChaosMain {
     }
 
     /** The observer has seen every published row (or gives up after 15 s: it is a witness, not a judge). */
-    private static void awaitObserver(ChaosEnv env, Observer observer) throws InterruptedException {
+    static void awaitObserver(ChaosEnv env, Observer observer) throws InterruptedException {
         long published = env.count("SELECT count(*) FROM message_outbox WHERE status = 'PUBLISHED'");
         long deadline = System.nanoTime() + 15_000_000_000L;
         while (observer.copies.size() < published && System.nanoTime() < deadline) {
@@ -218,7 +224,7 @@ public final class ChaosMain {
     }
 
     /** The database's clock, in epoch seconds: outbox and journal times are on it. */
-    private static double dbNow(ChaosEnv env) {
+    static double dbNow(ChaosEnv env) {
         return ((Number) env.rows("SELECT extract(epoch FROM clock_timestamp())::float8 AS now")
                         .get(0)
                         .get("now"))

@@ -22,6 +22,9 @@ import java.util.Set;
  * @param brokerRestart include {@code rabbitmqctl stop_app}/{@code start_app}: it stops the whole
  *     broker, so only where nothing else uses it
  * @param sabotage deliberately break these invariants before the check, to show the check fails
+ * @param cluster the settings file of {@code ops/cluster.sh up}: run on that cluster (quorum
+ *     queues, the PostgreSQL primary and standby) and add node kills to the faults; null: the
+ *     single broker and database the tests use
  */
 record ChaosOptions(
         long seed,
@@ -38,13 +41,15 @@ record ChaosOptions(
         Duration lease,
         Map<String, String> relayEnv,
         Set<String> sabotage,
-        List<String> args) {
+        List<String> args,
+        Path cluster) {
 
     static final Set<String> SABOTAGE = Set.of("order", "ledger", "journal", "outbox", "duplicate");
 
     static final String USAGE = "usage: ops/chaos.sh [--short] [--seed N] [--duration 5m] [--orders N] [--clients N]"
             + " [--fault-interval 8s] [--quiet-wait 3m] [--lease 20s] [--broker-restart] [--out DIR]"
-            + " [--db NAME] [--vhost NAME] [--relay OUTBOX_RELAY_X=value]... [--sabotage order,ledger,journal,outbox,duplicate]";
+            + " [--db NAME] [--vhost NAME] [--relay OUTBOX_RELAY_X=value]... [--sabotage order,ledger,journal,outbox,duplicate]"
+            + " [--cluster /var/tmp/outbox-cluster/cluster.env]";
 
     static ChaosOptions parse(String[] args) {
         Long seed = null;
@@ -61,6 +66,7 @@ record ChaosOptions(
         Duration lease = Duration.ofSeconds(20);
         Map<String, String> relay = new LinkedHashMap<>();
         Set<String> sabotage = new LinkedHashSet<>();
+        Path cluster = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -76,6 +82,7 @@ record ChaosOptions(
                 case "--out" -> out = Path.of(value(args, ++i, a));
                 case "--db" -> database = value(args, ++i, a);
                 case "--vhost" -> vhost = value(args, ++i, a);
+                case "--cluster" -> cluster = Path.of(value(args, ++i, a));
                 case "--relay" -> {
                     String[] kv = value(args, ++i, a).split("=", 2);
                     if (kv.length != 2 || !kv[0].startsWith("OUTBOX_RELAY_")) {
@@ -93,6 +100,10 @@ record ChaosOptions(
                 }
                 default -> throw new IllegalArgumentException("unknown argument " + a + "; " + USAGE);
             }
+        }
+        if (cluster != null && brokerRestart) {
+            throw new IllegalArgumentException("--broker-restart restarts the machine's own RabbitMQ; on --cluster the"
+                    + " faults kill the cluster's nodes instead");
         }
         if (!database.matches("[a-z_][a-z0-9_]{0,62}")) {
             throw new IllegalArgumentException("--db must be a plain lower-case PostgreSQL name, got " + database);
@@ -126,7 +137,8 @@ record ChaosOptions(
                 lease,
                 relay,
                 sabotage,
-                List.of(args));
+                List.of(args),
+                cluster);
     }
 
     /** The relay settings of the soak: a lease short enough to converge, a stale check to match. */

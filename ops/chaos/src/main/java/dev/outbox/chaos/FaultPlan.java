@@ -22,7 +22,8 @@ record FaultPlan(List<Fault> faults) {
         CLOSE_CONNECTION("rabbitmqctl close_connection on a process's connection"),
         PG_TERMINATE("pg_terminate_backend on random backends of every process"),
         PROXY_LATENCY("relay-broker proxy adds latency"),
-        PROXY_CUT("relay-broker proxy cuts every connection, refuses new ones for a while");
+        PROXY_CUT("relay-broker proxy cuts every connection, refuses new ones for a while"),
+        KILL_NODE("SIGKILL a RabbitMQ node of the cluster, start it again (--cluster)");
 
         final String description;
 
@@ -35,7 +36,7 @@ record FaultPlan(List<Fault> faults) {
      * One fault.
      *
      * @param at offset from the start of the load
-     * @param target which of the two processes of its kind (0 or 1)
+     * @param target which of the two processes of its kind (0 or 1); for a node, which of three (0-2)
      * @param length how long it lasts: down time before a restart, pause, outage, latency period
      * @param amount latency in ms, or backends/connections per process
      * @param freshId a restarted relay comes back under a new id (else the same one)
@@ -44,11 +45,32 @@ record FaultPlan(List<Fault> faults) {
 
     static FaultPlan draw(
             long seed, Duration window, Duration interval, Duration lease, boolean brokerRestart, boolean rabbitmqctl) {
+        return draw(seed, window, interval, lease, brokerRestart, rabbitmqctl, false);
+    }
+
+    /**
+     * On a cluster, the relays reach the broker without the proxy (they know every node), so the
+     * proxy's faults give way to node kills; a schedule without {@code cluster} is the same as
+     * before it existed, so old seeds replay.
+     */
+    static FaultPlan draw(
+            long seed,
+            Duration window,
+            Duration interval,
+            Duration lease,
+            boolean brokerRestart,
+            boolean rabbitmqctl,
+            boolean cluster) {
         Random rnd = new Random(seed);
         List<Kind> kinds = new ArrayList<>();
         for (Kind k : Kind.values()) {
             boolean needsCtl = k == Kind.BROKER_RESTART || k == Kind.CLOSE_CONNECTION;
-            if ((k != Kind.BROKER_RESTART || brokerRestart) && (!needsCtl || rabbitmqctl)) {
+            boolean proxy = k == Kind.PROXY_CUT || k == Kind.PROXY_LATENCY;
+            if (k == Kind.KILL_NODE
+                    ? cluster
+                    : (k != Kind.BROKER_RESTART || brokerRestart)
+                            && (!needsCtl || rabbitmqctl)
+                            && !(proxy && cluster)) {
                 kinds.add(k);
             }
         }
@@ -74,6 +96,7 @@ record FaultPlan(List<Fault> faults) {
                 case BROKER_RESTART -> Duration.ofMillis(2_000 + rnd.nextInt(5_000));
                 case PROXY_LATENCY -> Duration.ofMillis(3_000 + rnd.nextInt(10_000));
                 case PROXY_CUT -> Duration.ofMillis(500 + rnd.nextInt(5_000));
+                case KILL_NODE -> Duration.ofMillis(2_000 + rnd.nextInt(6_000));
                 case CLOSE_CONNECTION, PG_TERMINATE -> Duration.ZERO;
             };
             long room = windowMs - 500 - t;
@@ -106,7 +129,8 @@ record FaultPlan(List<Fault> faults) {
                 case PG_TERMINATE, CLOSE_CONNECTION -> 1 + rnd.nextInt(2);
                 default -> 0;
             };
-            faults.add(new Fault(Duration.ofMillis(t), kind, rnd.nextInt(2), length, amount, rnd.nextBoolean()));
+            int target = kind == Kind.KILL_NODE ? rnd.nextInt(3) : rnd.nextInt(2);
+            faults.add(new Fault(Duration.ofMillis(t), kind, target, length, amount, rnd.nextBoolean()));
         }
         return new FaultPlan(List.copyOf(faults));
     }

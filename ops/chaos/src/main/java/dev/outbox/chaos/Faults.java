@@ -4,6 +4,7 @@ import dev.outbox.chaos.FaultPlan.Fault;
 import dev.outbox.chaos.FaultPlan.Kind;
 import dev.outbox.chaos.Fleet.Slot;
 import dev.outbox.testkit.TcpProxy;
+import java.io.IOException;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -74,6 +75,17 @@ final class Faults {
     private final AtomicInteger latencies = new AtomicInteger();
     private final AtomicInteger cuts = new AtomicInteger();
     private volatile boolean stopping;
+    private final java.util.concurrent.atomic.AtomicBoolean nodeDown = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /** {@code ops/cluster.sh} with arguments; its output goes to this process's. */
+    private static void cluster(String... args) throws IOException, InterruptedException {
+        List<String> command = new java.util.ArrayList<>(List.of("ops/cluster.sh"));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).inheritIO().start();
+        if (p.waitFor() != 0) {
+            throw new IOException(String.join(" ", command) + " failed with " + p.exitValue());
+        }
+    }
 
     Faults(ChaosEnv env, Fleet fleet, TcpProxy proxy, long startNanos) {
         this.env = env;
@@ -232,6 +244,22 @@ final class Faults {
                 }
                 return f.amount() + " ms latency for " + f.length().toMillis() + " ms";
             }
+            case KILL_NODE -> {
+                // one node down at a time: two of three would take the quorum queues' majority away,
+                // an outage of a different kind than the loss of a node
+                if (!nodeDown.compareAndSet(false, true)) {
+                    return null;
+                }
+                try {
+                    String node = Integer.toString(f.target() + 1);
+                    cluster("kill-node", node);
+                    pause(f.length());
+                    cluster("start-node", node);
+                    return "killed c" + node + "@localhost, down " + f.length().toMillis() + " ms, started again";
+                } finally {
+                    nodeDown.set(false);
+                }
+            }
             case PROXY_CUT -> {
                 cuts.incrementAndGet();
                 proxy.cut();
@@ -369,8 +397,10 @@ final class Faults {
         while (active.get() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(100);
         }
-        proxy.latency(Duration.ZERO);
-        proxy.restore();
+        if (proxy != null) { // none on a cluster
+            proxy.latency(Duration.ZERO);
+            proxy.restore();
+        }
     }
 
     private static void pause(Duration d) throws InterruptedException {

@@ -173,6 +173,7 @@ final class Fleet implements AutoCloseable {
 
     private Map<String, String> env(Slot s) {
         Map<String, String> e = new LinkedHashMap<>(env.databaseEnv());
+        e.putAll(env.processEnv);
         e.put("OUTBOX_DB_MIGRATE", "false");
         e.put("OUTBOX_DB_POOL_SIZE", "6");
         e.put("OUTBOX_DB_CONNECT_TIMEOUT", "3s");

@@ -6,6 +6,9 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
+import dev.outbox.messaging.AmqpConnections;
+import dev.outbox.messaging.BrokerConfig;
+import dev.outbox.messaging.QueueType;
 import dev.outbox.messaging.Topology;
 import java.io.IOException;
 import java.util.Map;
@@ -32,17 +35,30 @@ final class Observer implements AutoCloseable {
     }
 
     static Observer start(String amqpUri) throws Exception {
-        ConnectionFactory f = new ConnectionFactory();
-        f.setUri(amqpUri);
+        return start(amqpUri, QueueType.CLASSIC);
+    }
+
+    /**
+     * {@code amqpUri} may list several nodes; on a cluster ({@code QUORUM}) the observer's own
+     * queue is a quorum queue too, so losing a node loses none of its witness copies.
+     */
+    static Observer start(String amqpUri, QueueType queueType) throws Exception {
+        BrokerConfig config = BrokerConfig.of(amqpUri, "chaos-observer").withQueueType(queueType);
+        ConnectionFactory f = AmqpConnections.factory(config);
         // the broker restarts and connections are closed during the soak: come back with the consumer
         f.setAutomaticRecoveryEnabled(true);
         f.setTopologyRecoveryEnabled(true);
         f.setNetworkRecoveryInterval(1_000);
-        Connection c = f.newConnection("chaos-observer");
+        Connection c = f.newConnection(config.addresses(), "chaos-observer");
         Observer o = new Observer(c);
         Channel ch = c.createChannel();
-        Topology.declare(ch);
-        ch.queueDeclare(QUEUE, true, false, false, null);
+        Topology.declare(ch, queueType);
+        ch.queueDeclare(
+                QUEUE,
+                true,
+                false,
+                false,
+                queueType == QueueType.CLASSIC ? Map.of() : Map.of("x-queue-type", queueType.argument()));
         ch.queueBind(QUEUE, Topology.ORDERS_EXCHANGE, "#");
         ch.basicQos(500);
         ch.basicConsume(QUEUE, false, "chaos-observer", new DefaultConsumer(ch) {

@@ -49,6 +49,9 @@ final class Workload {
     private final List<Thread> threads = new ArrayList<>();
 
     final Map<String, Placed> placed = new ConcurrentHashMap<>();
+    /** When each order was answered 201 (epoch millis), for the failover test's pauses. */
+    final ConcurrentLinkedQueue<Long> answered201 = new ConcurrentLinkedQueue<>();
+
     final Map<UUID, Boolean> captured = new ConcurrentHashMap<>();
     final Map<UUID, Boolean> cancelled = new ConcurrentHashMap<>();
     final ConcurrentLinkedQueue<Abandoned> abandoned = new ConcurrentLinkedQueue<>();
@@ -84,6 +87,22 @@ final class Workload {
         for (Thread t : threads) {
             t.join(OP_DEADLINE.toMillis() + 10_000);
         }
+    }
+
+    /** The longest time without a 201 in [from, to] (epoch millis, edges included) in seconds; -1 if none. */
+    double longestGapBetween201s(long from, long to) {
+        List<Long> times =
+                answered201.stream().filter(t -> t >= from && t <= to).sorted().toList();
+        if (times.isEmpty()) {
+            return -1;
+        }
+        long previous = from;
+        long longest = 0;
+        for (long t : times) {
+            longest = Math.max(longest, t - previous);
+            previous = t;
+        }
+        return Math.max(longest, to - previous) / 1000.0;
     }
 
     long placedCount() {
@@ -134,6 +153,7 @@ final class Workload {
             UUID id = UUID.fromString(order.get("id").asText());
             String total = order.get("total").asText();
             placed.put(key, new Placed(key, id, total, a.replayed));
+            answered201.add(System.currentTimeMillis());
             boolean capture = life >= 25 && life < 50 || life >= 65;
             boolean cancel = life >= 50;
             if (capture) {

@@ -29,7 +29,10 @@ class FaultPlanTest {
             Set<FaultPlan.Kind> kinds = plan.faults().stream()
                     .map(FaultPlan.Fault::kind)
                     .collect(Collectors.toCollection(() -> EnumSet.noneOf(FaultPlan.Kind.class)));
-            assertEquals(EnumSet.allOf(FaultPlan.Kind.class), kinds, "seed " + seed);
+            assertEquals(
+                    EnumSet.complementOf(EnumSet.of(FaultPlan.Kind.KILL_NODE)),
+                    kinds,
+                    "seed " + seed + ": every kind but the cluster's");
             for (FaultPlan.Fault f : plan.faults()) {
                 assertTrue(f.at().plus(f.length()).compareTo(window) < 0, "seed " + seed + ": " + f);
             }
@@ -49,5 +52,33 @@ class FaultPlanTest {
         assertFalse(noCtl.faults().stream()
                 .anyMatch(
                         f -> f.kind() == FaultPlan.Kind.BROKER_RESTART || f.kind() == FaultPlan.Kind.CLOSE_CONNECTION));
+    }
+
+    @Test
+    void onAClusterNodeKillsReplaceTheProxyAndTheMachinesBrokerFaults() {
+        for (long seed = 0; seed < 200; seed++) {
+            Duration window = Duration.ofSeconds(40);
+            // as ChaosMain draws it on a cluster: no --broker-restart, no rabbitmqctl of the machine's broker
+            FaultPlan plan = FaultPlan.draw(seed, window, Duration.ofMillis(2500), LEASE, false, false, true);
+            Set<FaultPlan.Kind> kinds = plan.faults().stream()
+                    .map(FaultPlan.Fault::kind)
+                    .collect(Collectors.toCollection(() -> EnumSet.noneOf(FaultPlan.Kind.class)));
+            assertEquals(
+                    EnumSet.of(
+                            FaultPlan.Kind.KILL_RELAY,
+                            FaultPlan.Kind.KILL_CONSUMER,
+                            FaultPlan.Kind.KILL_API,
+                            FaultPlan.Kind.PAUSE_RELAY,
+                            FaultPlan.Kind.PG_TERMINATE,
+                            FaultPlan.Kind.KILL_NODE),
+                    kinds,
+                    "seed " + seed);
+            for (FaultPlan.Fault f : plan.faults()) {
+                assertTrue(f.at().plus(f.length()).compareTo(window) < 0, "seed " + seed + ": " + f);
+                if (f.kind() == FaultPlan.Kind.KILL_NODE) {
+                    assertTrue(f.target() >= 0 && f.target() <= 2, "one of three nodes: " + f);
+                }
+            }
+        }
     }
 }

@@ -33,6 +33,15 @@ public final class TestBroker {
         return instance;
     }
 
+    /**
+     * A broker other than the tests' own, e.g. a node of {@code ops/cluster.sh}'s cluster for the
+     * benchmark's quorum-queue run: a RabbitMQ this host's {@code rabbitmqctl} does not administer
+     * by default.
+     */
+    public static TestBroker at(String uri, String source) {
+        return new TestBroker(new BrokerEndpoint(uri, source, true, false));
+    }
+
     public String uri() {
         return endpoint.uri();
     }
