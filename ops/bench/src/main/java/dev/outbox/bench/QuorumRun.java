@@ -3,6 +3,7 @@ package dev.outbox.bench;
 import dev.outbox.messaging.QueueType;
 import dev.outbox.messaging.publish.OutboundMessage;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
+import dev.outbox.testkit.RabbitAdmin;
 import dev.outbox.testkit.TestBroker;
 import java.io.IOException;
 import java.net.URLEncoder;
@@ -14,7 +15,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Quorum queues on the 3-node cluster of {@code ops/cluster.sh} against classic queues on the
@@ -102,16 +102,15 @@ final class QuorumRun {
     }
 
     private static void ctl(String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of("rabbitmqctl", "-q", "-n", "c1@localhost"));
+        List<String> command = new ArrayList<>(List.of("-n", "c1@localhost"));
         command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IOException(String.join(" ", command) + " timed out");
-        }
-        if (p.exitValue() != 0 && !(args[0].equals("delete_vhost") && out.contains("does not exist"))) {
-            throw new IOException(String.join(" ", command) + " failed: " + out.strip());
+        try {
+            RabbitAdmin.run(command.toArray(String[]::new));
+        } catch (IOException e) {
+            if (!(args[0].equals("delete_vhost")
+                    && String.valueOf(e.getMessage()).contains("does not exist"))) {
+                throw e;
+            }
         }
     }
 }

@@ -173,20 +173,25 @@ final class ChaosEnv implements AutoCloseable {
         return v;
     }
 
+    /** {@code ops/cluster.sh} with arguments (a node kill, a restart, the database failover); its output is ours. */
+    static void clusterScript(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("ops/cluster.sh"));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).inheritIO().start();
+        if (p.waitFor() != 0) {
+            throw new IOException(String.join(" ", command) + " failed with " + p.exitValue());
+        }
+    }
+
     /** {@code rabbitmqctl} against the cluster's first node (any live node would do). */
     static String clusterctl(String... args) throws IOException, InterruptedException {
         return clusterctlOn("c1@localhost", args);
     }
 
     static String clusterctlOn(String node, String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of("rabbitmqctl", "-q", "-n", node));
+        List<String> command = new ArrayList<>(List.of("-n", node));
         command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IOException(String.join(" ", command) + " failed: " + out.strip());
-        }
-        return out;
+        return RabbitAdmin.run(command.toArray(String[]::new));
     }
 
     String brokerHost() {

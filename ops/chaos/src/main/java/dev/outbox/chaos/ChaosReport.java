@@ -99,26 +99,7 @@ final class ChaosReport {
         md.append("**Result: ")
                 .append(violations == 0 ? "PASS, every invariant held" : "FAIL, " + violations + " violation(s)")
                 .append("**\n\n");
-        md.append("| # | invariant | violations |\n|---|---|---|\n");
-        for (Invariants.Check c : checks) {
-            md.append("| ")
-                    .append(c.number())
-                    .append(" | ")
-                    .append(c.invariant())
-                    .append(" | ")
-                    .append(c.violations())
-                    .append(" |\n");
-        }
-        md.append('\n');
-        for (Invariants.Check c : checks) {
-            if (!c.details().isEmpty()) {
-                md.append("- ")
-                        .append(c.number())
-                        .append(": ")
-                        .append(String.join("\n  ", c.details()))
-                        .append('\n');
-            }
-        }
+        invariants(md, checks);
         md.append("\n## Workload\n\n| what | count |\n|---|---|\n");
         row(md, "orders placed (201)", load.placed.size());
         row(md, "of which captured (200)", load.captured.size());
@@ -379,5 +360,29 @@ final class ChaosReport {
 
     private static void row(StringBuilder md, String what, Object value) {
         md.append("| ").append(what).append(" | ").append(value).append(" |\n");
+    }
+
+    /** The invariants' table and, below it, each check's details: the soak's and the failover test's. */
+    static void invariants(StringBuilder md, List<Invariants.Check> checks) {
+        md.append("| # | invariant | violations |\n|---|---|---|\n");
+        for (Invariants.Check c : checks) {
+            md.append("| ")
+                    .append(c.number())
+                    .append(" | ")
+                    .append(c.invariant())
+                    .append(" | ")
+                    .append(c.violations())
+                    .append(" |\n");
+        }
+        md.append('\n');
+        for (Invariants.Check c : checks) {
+            if (!c.details().isEmpty()) {
+                md.append("- ")
+                        .append(c.number())
+                        .append(": ")
+                        .append(String.join("\n  ", c.details()))
+                        .append('\n');
+            }
+        }
     }
 }

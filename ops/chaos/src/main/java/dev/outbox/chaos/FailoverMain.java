@@ -148,7 +148,7 @@ public final class FailoverMain {
                 Thread.sleep(steady.toMillis());
 
                 long killed = System.currentTimeMillis();
-                cluster("pg-failover");
+                ChaosEnv.clusterScript("pg-failover");
                 long promoted = System.currentTimeMillis();
                 say(t0, "PostgreSQL primary killed, standby promoted in " + (promoted - killed) + " ms");
                 Phase pg = measure(
@@ -201,7 +201,7 @@ public final class FailoverMain {
             }
         }
         long killed = System.currentTimeMillis();
-        cluster("kill-node", Integer.toString(node));
+        ChaosEnv.clusterScript("kill-node", Integer.toString(node));
         say(
                 t0,
                 fault + ": c" + node + "@localhost killed; connected to it: "
@@ -337,7 +337,7 @@ public final class FailoverMain {
     /** Starts node cN again and waits until the ledger queue has all three members online. */
     private static void restartNode(ChaosEnv env, long t0, int node) throws Exception {
         long start = System.currentTimeMillis();
-        cluster("start-node", Integer.toString(node));
+        ChaosEnv.clusterScript("start-node", Integer.toString(node));
         long deadline = start + 120_000;
         while (System.currentTimeMillis() < deadline) {
             String out = ChaosEnv.clusterctlOn(
@@ -356,15 +356,6 @@ public final class FailoverMain {
             Thread.sleep(500);
         }
         throw new IllegalStateException("c" + node + " did not rejoin within 120 s");
-    }
-
-    private static void cluster(String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of("ops/cluster.sh"));
-        command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).inheritIO().start();
-        if (p.waitFor() != 0) {
-            throw new IOException(String.join(" ", command) + " failed with " + p.exitValue());
-        }
     }
 
     private static String report(
@@ -411,26 +402,7 @@ public final class FailoverMain {
                 + " answered 201) in the " + WINDOW.toSeconds() + " s after the kill; \"steady\" is the same"
                 + " measure over the " + BASELINE.toSeconds() + " s before it, what the load alone gives."
                 + " Reconnection times come from the processes' own log lines.\n\n");
-        r.append("| # | invariant | violations |\n|---|---|---|\n");
-        for (Invariants.Check c : checks) {
-            r.append("| ")
-                    .append(c.number())
-                    .append(" | ")
-                    .append(c.invariant())
-                    .append(" | ")
-                    .append(c.violations())
-                    .append(" |\n");
-        }
-        for (Invariants.Check c : checks) {
-            if (c.violations() > 0 || !c.details().isEmpty()) {
-                r.append("\n")
-                        .append(c.number())
-                        .append(". ")
-                        .append(c.invariant())
-                        .append("\n");
-                c.details().forEach(d -> r.append("    ").append(d).append("\n"));
-            }
-        }
+        ChaosReport.invariants(r, checks);
         r.append("\nExit codes at the end: ").append(exits).append("; processes that exited by themselves: ");
         r.append(fleet.unexpectedExits.isEmpty() ? "none" : fleet.unexpectedExits.toString())
                 .append("\n");

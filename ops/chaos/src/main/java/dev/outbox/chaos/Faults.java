@@ -4,7 +4,6 @@ import dev.outbox.chaos.FaultPlan.Fault;
 import dev.outbox.chaos.FaultPlan.Kind;
 import dev.outbox.chaos.Fleet.Slot;
 import dev.outbox.testkit.TcpProxy;
-import java.io.IOException;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -76,16 +75,6 @@ final class Faults {
     private final AtomicInteger cuts = new AtomicInteger();
     private volatile boolean stopping;
     private final java.util.concurrent.atomic.AtomicBoolean nodeDown = new java.util.concurrent.atomic.AtomicBoolean();
-
-    /** {@code ops/cluster.sh} with arguments; its output goes to this process's. */
-    private static void cluster(String... args) throws IOException, InterruptedException {
-        List<String> command = new java.util.ArrayList<>(List.of("ops/cluster.sh"));
-        command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).inheritIO().start();
-        if (p.waitFor() != 0) {
-            throw new IOException(String.join(" ", command) + " failed with " + p.exitValue());
-        }
-    }
 
     Faults(ChaosEnv env, Fleet fleet, TcpProxy proxy, long startNanos) {
         this.env = env;
@@ -252,9 +241,9 @@ final class Faults {
                 }
                 try {
                     String node = Integer.toString(f.target() + 1);
-                    cluster("kill-node", node);
+                    ChaosEnv.clusterScript("kill-node", node);
                     pause(f.length());
-                    cluster("start-node", node);
+                    ChaosEnv.clusterScript("start-node", node);
                     return "killed c" + node + "@localhost, down " + f.length().toMillis() + " ms, started again";
                 } finally {
                     nodeDown.set(false);
