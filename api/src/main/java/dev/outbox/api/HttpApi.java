@@ -51,6 +51,7 @@ public final class HttpApi {
         resources.add(injector.getInstance(OrderResource.class));
         resources.add(injector.getInstance(OpsResource.class));
         resources.add(injector.getInstance(dev.outbox.api.docs.DocumentsResource.class));
+        resources.add(injector.getInstance(dev.outbox.api.console.ConsoleResource.class));
         resources.addAll(List.of(extraResources));
         for (Object resource : resources) {
             rc.register(resource.getClass());

@@ -10,6 +10,7 @@ import com.networknt.schema.Error;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SchemaRegistryConfig;
 import com.networknt.schema.SpecificationVersion;
+import dev.outbox.api.console.ConsoleResource;
 import dev.outbox.api.docs.DocumentsResource;
 import dev.outbox.api.health.HealthResource;
 import dev.outbox.api.health.MetricsResource;
@@ -57,7 +58,8 @@ class OpenApiContractIT {
             OpsResource.class,
             HealthResource.class,
             MetricsResource.class,
-            DocumentsResource.class);
+            DocumentsResource.class,
+            ConsoleResource.class);
 
     @RegisterExtension
     static final RunningApi API = new RunningApi(DB, "OUTBOX_OPS_TOKEN", OPERATOR);

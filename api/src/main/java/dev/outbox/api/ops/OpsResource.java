@@ -178,6 +178,17 @@ public final class OpsResource {
         return ops.releaseLease(id(id), OpsPrincipal.of(request), body == null ? null : body.reason());
     }
 
+    /**
+     * Who the presented token is. The console shows action controls only to the operator token;
+     * the read-only token would be refused by every action anyway.
+     */
+    @GET
+    @Path("/session")
+    public OpsViews.Session session(@Context ContainerRequestContext request) {
+        OpsPrincipal p = OpsPrincipal.of(request);
+        return new OpsViews.Session(p.role().label(), p.canWrite(), p.actor());
+    }
+
     /** Every registered relay: alive while it holds its liveness lock (V7), and the rows it holds. */
     @GET
     @Path("/relays")

@@ -175,6 +175,10 @@ public final class OpsViews {
         }
     }
 
+    /** The caller, as the console needs to know it: which controls to show (the API checks again). */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Session(String role, boolean canWrite, String actor) {}
+
     public record Relays(long live, List<Relay> items) {
         static Relays of(List<RelayView> views) {
             List<Relay> items = views.stream().map(Relay::of).toList();

@@ -1,0 +1,400 @@
+'use strict';
+/*
+ * The operator console: one page on the /ops API.
+ *
+ * Rules this file keeps, so that it stays safe and readable:
+ *  - every value from the server goes into the page as text (el(), textContent), never as HTML;
+ *  - the token lives in sessionStorage and travels only in the Authorization header: never in a
+ *    URL, a cookie or the page's text;
+ *  - the address (#/search?status=PARKED...) holds what is on screen, so a view can be shared,
+ *    and the token is never part of it;
+ *  - the read-only token sees no action controls (and the API refuses actions to it anyway).
+ */
+(function () {
+  const TOKEN = 'outbox-ops-token';
+  const OPERATOR = 'outbox-ops-operator';
+  const STATUSES = ['PENDING', 'IN_PROGRESS', 'PUBLISHED', 'RETRYABLE_FAILED', 'PARKED', 'CANCELLED'];
+  const ERROR_CODES = ['BROKER_UNAVAILABLE', 'CONNECTION_LOST', 'CONFIRM_TIMEOUT', 'NACKED', 'UNROUTABLE',
+    'EXCHANGE_NOT_FOUND', 'ACCESS_REFUSED', 'PAYLOAD_INVALID', 'STALE_LOCK', 'OPERATOR', 'CHANNEL_ERROR',
+    'RELAY_DIED'];
+  const FILTERS = ['status', 'errorCode', 'messageType', 'aggregateType', 'aggregateId', 'correlationId',
+    'tenantId', 'createdFrom', 'createdTo', 'limit'];
+  const REFRESH_MS = 5000;
+  const TEXT_FILTERS = { messageType: 'Message type', aggregateType: 'Aggregate type', aggregateId: 'Aggregate id',
+    correlationId: 'Correlation id', tenantId: 'Tenant' };
+
+  const main = document.getElementById('main');
+  const notice = document.getElementById('notice');
+  const nav = document.getElementById('nav');
+  let session = null;
+  let refresh = null;
+  let generation = 0;
+
+  // ---- building the page: text only -----------------------------------------------------------
+
+  /** An element with attributes and children; strings and numbers become text nodes. */
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attrs || {})) {
+      if (value === undefined || value === null || value === false) continue;
+      if (name === 'href' && !String(value).startsWith('#/')) throw new Error('links stay inside the console');
+      if (name.startsWith('on')) {
+        node.addEventListener(name.slice(2), value);
+      } else {
+        node.setAttribute(name, value === true ? '' : String(value));
+      }
+    }
+    for (const child of children.flat(Infinity)) {
+      if (child === undefined || child === null) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+
+  /**
+   * A view's way to draw: taken before its first request, it draws only if no other view was
+   * opened in the meantime (an overview refresh answered late must not cover the page now shown).
+   */
+  function painter() {
+    const mine = generation;
+    return (...nodes) => {
+      if (mine === generation) main.replaceChildren(...nodes.filter((n) => n !== null && n !== undefined));
+    };
+  }
+
+  function say(text, kind) {
+    notice.textContent = text || '';
+    notice.className = kind || '';
+  }
+
+  function time(iso) {
+    return iso ? new Date(iso).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-';
+  }
+
+  function seconds(s) {
+    if (s < 90) return Math.round(s) + ' s';
+    if (s < 5400) return Math.round(s / 60) + ' min';
+    return (s / 3600).toFixed(1) + ' h';
+  }
+
+  function table(headers, rows) {
+    return el('div', { class: 'scroll' }, el('table', {},
+      el('thead', {}, el('tr', {}, headers.map((h) => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, rows.length ? rows : el('tr', {}, el('td', { colspan: headers.length }, 'None.')))));
+  }
+
+  function statusCell(status) {
+    return el('td', { class: 'status-' + status }, status);
+  }
+
+  function link(route, query, text) {
+    return el('a', { href: '#/' + route + (query ? '?' + new URLSearchParams(query) : '') }, text);
+  }
+
+  // ---- the API ---------------------------------------------------------------------------------
+
+  class ApiError extends Error {
+    constructor(status, problem) {
+      super((problem && (problem.detail || problem.title)) || ('HTTP ' + status));
+      this.status = status;
+      this.problem = problem;
+    }
+  }
+
+  async function api(method, path, body) {
+    const headers = { Accept: 'application/json', Authorization: 'Bearer ' + sessionStorage.getItem(TOKEN) };
+    const operator = sessionStorage.getItem(OPERATOR);
+    if (operator) headers['X-Operator'] = operator;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const response = await fetch(path, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'omit', cache: 'no-store', redirect: 'error',
+    });
+    const text = await response.text();
+    let data = null;
+    try {
+      data = text ? JSON.parse(text) : null;
+    } catch (e) {
+      data = { detail: text.slice(0, 200) };
+    }
+    if (response.status === 401) {
+      logout('The token was refused: log in again.');
+    }
+    if (!response.ok) {
+      const errors = data && Array.isArray(data.errors)
+        ? ': ' + data.errors.map((v) => v.field + ' ' + v.message).join('; ') : '';
+      throw new ApiError(response.status, { detail: ((data && (data.detail || data.title)) || '') + errors });
+    }
+    return data;
+  }
+
+  // ---- log in and out --------------------------------------------------------------------------
+
+  function loginView(message) {
+    nav.hidden = true;
+    const token = el('input', { id: 'token', type: 'password', autocomplete: 'off', required: true });
+    const operator = el('input', { id: 'operator', type: 'text', autocomplete: 'username', maxlength: 64,
+      pattern: '[A-Za-z0-9._@+\\-]{1,64}' });
+    const form = el('form', { class: 'login', 'aria-labelledby': 'login-title' },
+      el('h1', { id: 'login-title' }, 'Log in'),
+      el('label', { for: 'token' }, 'Operator or read-only token (OUTBOX_OPS_TOKEN, OUTBOX_OPS_READ_TOKEN)', token),
+      el('label', { for: 'operator' }, 'Your name, for the audit log (optional)', operator),
+      el('button', { type: 'submit', class: 'primary', id: 'login' }, 'Log in'));
+    generation++;
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      sessionStorage.setItem(TOKEN, token.value);
+      if (operator.value) sessionStorage.setItem(OPERATOR, operator.value);
+      else sessionStorage.removeItem(OPERATOR);
+      token.value = '';
+      await start();
+    });
+    main.replaceChildren(form);
+    say(message, message ? 'error' : '');
+    token.focus();
+  }
+
+  function logout(message) {
+    sessionStorage.removeItem(TOKEN);
+    sessionStorage.removeItem(OPERATOR);
+    session = null;
+    stopRefresh();
+    loginView(message);
+  }
+
+  async function start() {
+    if (!sessionStorage.getItem(TOKEN)) {
+      loginView();
+      return;
+    }
+    try {
+      session = await api('GET', '/ops/session');
+    } catch (e) {
+      if (sessionStorage.getItem(TOKEN)) logout(e.message);
+      return;
+    }
+    nav.hidden = false;
+    document.getElementById('who').textContent = session.actor + ' (' + session.role + ')';
+    say('');
+    if (!location.hash || location.hash === '#/') location.hash = '#/overview';
+    else route();
+  }
+
+  // ---- routing ---------------------------------------------------------------------------------
+
+  function stopRefresh() {
+    if (refresh) clearInterval(refresh);
+    refresh = null;
+  }
+
+  async function route() {
+    if (!session) return;
+    stopRefresh();
+    generation++;
+    const hash = location.hash.slice(2);
+    const [path, query] = hash.split('?');
+    const params = new URLSearchParams(query || '');
+    const [page, arg] = path.split('/');
+    try {
+      if (page === 'search') await searchView(params);
+      else if (page === 'row') await rowView(decodeURIComponent(arg || ''));
+      else if (page === 'audit') await auditView(params);
+      else {
+        await overviewView();
+        refresh = setInterval(() => overviewView().catch((e) => say(e.message, 'error')), REFRESH_MS);
+      }
+      main.focus({ preventScroll: true });
+      window.scrollTo(0, 0);
+    } catch (e) {
+      say(e.message, 'error');
+    }
+  }
+
+  // ---- overview --------------------------------------------------------------------------------
+
+  async function overviewView() {
+    const paint = painter();
+    const [stats, relays] = await Promise.all([api('GET', '/ops/outbox/stats'), api('GET', '/ops/relays')]);
+    const cards = el('div', { class: 'cards' },
+      STATUSES.map((s) => el('div', { class: 'card' },
+        el('span', { class: 'value' }, link('search', { status: s }, String(stats.counts[s] || 0))),
+        el('span', { class: 'label' }, s))),
+      el('div', { class: 'card' }, el('span', { class: 'value' }, seconds(stats.oldestPendingAgeSeconds)),
+        el('span', { class: 'label' }, 'oldest pending')),
+      el('div', { class: 'card' }, el('span', { class: 'value' }, String(stats.publishedLastHour)),
+        el('span', { class: 'label' }, 'published in the last hour')),
+      el('div', { class: 'card' }, el('span', { class: 'value' }, String(stats.blockedAggregates)),
+        el('span', { class: 'label' }, 'aggregates blocked behind a parked version')));
+    const parked = Object.entries(stats.parkedByErrorCode).sort((a, b) => b[1] - a[1]);
+    paint(
+      el('h1', {}, 'Overview'),
+      cards,
+      el('h2', {}, 'Parked, by error code'),
+      table(['error code', 'rows'], parked.map(([code, n]) => el('tr', {},
+        el('td', {}, link('search', { status: 'PARKED', errorCode: code }, code)), el('td', {}, n)))),
+      el('h2', {}, 'Relays'),
+      table(['relay', 'alive', 'host', 'pid', 'in flight', 'last heartbeat'], relays.items.map((r) => el('tr', {},
+        el('td', { class: 'mono' }, r.relayId), el('td', {}, r.alive ? 'yes' : 'no'), el('td', {}, r.host || '-'),
+        el('td', {}, r.pid === null || r.pid === undefined ? '-' : r.pid), el('td', {}, r.inProgress),
+        el('td', {}, time(r.heartbeatAt))))),
+      el('p', { class: 'label' }, 'Refreshes every ' + REFRESH_MS / 1000 + ' s. Updated ' + time(new Date().toISOString()) + '.'));
+  }
+
+  // ---- search ----------------------------------------------------------------------------------
+
+  function select(name, values, current) {
+    return el('select', { id: 'f-' + name, name },
+      el('option', { value: '' }, 'any'),
+      values.map((v) => el('option', { value: v, selected: v === current }, v)));
+  }
+
+  async function searchView(params) {
+    const paint = painter();
+    const field = (name, type) => el('input', { id: 'f-' + name, name, type: type || 'text', value: params.get(name) || '' });
+    const form = el('form', { class: 'filters', 'aria-label': 'Filters' },
+      el('label', { for: 'f-status' }, 'Status', select('status', STATUSES, params.get('status'))),
+      el('label', { for: 'f-errorCode' }, 'Last error code', select('errorCode', ERROR_CODES, params.get('errorCode'))),
+      Object.entries(TEXT_FILTERS).map(([n, label]) => el('label', { for: 'f-' + n }, label, field(n))),
+      el('label', { for: 'f-createdFrom' }, 'Created from (ISO-8601)', field('createdFrom')),
+      el('label', { for: 'f-createdTo' }, 'Created to (ISO-8601)', field('createdTo')),
+      el('label', { for: 'f-limit' }, 'Rows per page', field('limit', 'number')),
+      el('button', { type: 'submit', class: 'primary' }, 'Search'));
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const q = new URLSearchParams();
+      for (const name of FILTERS) {
+        const v = form.elements[name].value.trim();
+        if (v) q.set(name, v);
+      }
+      location.hash = '#/search?' + q;
+    });
+    const query = new URLSearchParams();
+    for (const name of FILTERS.concat(['after'])) if (params.get(name)) query.set(name, params.get(name));
+    const page = await api('GET', '/ops/outbox?' + query);
+    const next = new URLSearchParams(params);
+    if (page.next) next.set('after', page.next);
+    paint(
+      el('h1', {}, 'Search'),
+      form,
+      el('h2', {}, page.items.length + ' row(s)' + (params.get('after') ? ' (a later page)' : '')),
+      rowsTable(page.items),
+      page.next ? el('p', {}, el('a', { href: '#/search?' + next, id: 'next-page' }, 'Next page')) : null);
+  }
+
+  function rowsTable(items) {
+    return table(['id', 'status', 'type', 'aggregate', 'version', 'attempts', 'last error', 'created'],
+      items.map((r) => el('tr', {},
+        el('td', { class: 'mono' }, link('row/' + encodeURIComponent(r.id), null, r.id)),
+        statusCell(r.status),
+        el('td', {}, r.messageType),
+        el('td', { class: 'mono' }, link('search', { aggregateType: r.aggregateType, aggregateId: r.aggregateId },
+          r.aggregateType + '/' + r.aggregateId)),
+        el('td', {}, r.aggregateVersion === null || r.aggregateVersion === undefined ? '-' : r.aggregateVersion),
+        el('td', {}, r.attemptCount),
+        el('td', {}, r.lastErrorCode || '-'),
+        el('td', {}, time(r.createdAt)))));
+  }
+
+  // ---- one row ---------------------------------------------------------------------------------
+
+  async function rowView(id) {
+    const paint = painter();
+    const [row, audit] = await Promise.all([
+      api('GET', '/ops/outbox/' + encodeURIComponent(id)),
+      api('GET', '/ops/audit?' + new URLSearchParams({ messageId: id, limit: '20' })),
+    ]);
+    const fields = [
+      ['status', el('span', { class: 'status-' + row.status, id: 'row-status' }, row.status)],
+      ['message type', row.messageType + ' v' + row.messageVersion],
+      ['aggregate', link('search', { aggregateType: row.aggregateType, aggregateId: row.aggregateId },
+        row.aggregateType + '/' + row.aggregateId)],
+      ['aggregate version', row.aggregateVersion ?? '-'],
+      ['exchange / routing key', row.exchange + ' / ' + row.routingKey],
+      ['attempts', row.attemptCount],
+      ['next attempt', time(row.nextAttemptAt)],
+      ['last error', el('span', { id: 'row-error' }, row.lastErrorCode ? row.lastErrorCode + ': ' + (row.lastErrorMessage || '') : '-')],
+      ['lease', row.lease ? row.lease.lockedBy + ' since ' + time(row.lease.lockedAt) + ', expires ' + time(row.lease.expiresAt) : '-'],
+      ['blocked by', row.blockedBy
+        ? el('span', {}, link('row/' + encodeURIComponent(row.blockedBy.id), null, 'version ' + row.blockedBy.aggregateVersion),
+          ' (' + row.blockedBy.status + (row.blockedBy.lastErrorCode ? ', ' + row.blockedBy.lastErrorCode : '') + ')')
+        : '-'],
+      ['created', time(row.createdAt)],
+      ['published', time(row.publishedAt)],
+      ['correlation id', row.correlationId || '-'],
+      ['causation id', row.causationId || '-'],
+      ['trace id', row.traceId || '-'],
+      ['tenant', row.tenantId || '-'],
+    ];
+    const payload = row.payload !== undefined && row.payload !== null
+      ? el('pre', { id: 'payload' }, JSON.stringify(row.payload, null, 2))
+      : el('p', { id: 'payload-hidden' }, 'Payload hidden from the read-only token: ' + row.payloadBytes
+        + ' bytes, sha256 ' + row.payloadSha256 + '.');
+    paint(
+      el('h1', {}, 'Message ', el('span', { class: 'mono' }, row.id)),
+      el('dl', { class: 'fields' }, fields.map(([k, v]) => [el('dt', {}, k), el('dd', {}, v)])),
+      session.canWrite ? actions(row) : null,
+      el('h2', {}, 'Headers'),
+      el('pre', { id: 'headers' }, JSON.stringify(row.headers, null, 2)),
+      el('h2', {}, 'Payload'),
+      payload,
+      el('h2', {}, 'Audit'),
+      auditTable(audit.items));
+  }
+
+  function actions(row) {
+    const reason = el('input', { id: 'reason', type: 'text', maxlength: 500 });
+    const run = (action, needsReason) => async () => {
+      if (needsReason && !reason.value.trim()) {
+        say('A reason is required to ' + action + ' a message.', 'error');
+        reason.focus();
+        return;
+      }
+      try {
+        const result = await api('POST', '/ops/outbox/' + encodeURIComponent(row.id) + '/' + action,
+          reason.value.trim() ? { reason: reason.value.trim() } : {});
+        await rowView(row.id);
+        say(action + ': ' + result.affected + ' row(s) changed; the audit entry is below.', 'ok');
+      } catch (e) {
+        say(action + ' refused: ' + e.message, 'error');
+      }
+    };
+    return el('section', { 'aria-labelledby': 'actions-title' },
+      el('h2', { id: 'actions-title' }, 'Actions'),
+      el('div', { class: 'actions' },
+        el('label', { for: 'reason' }, 'Reason (required to cancel)', reason),
+        el('button', { type: 'button', id: 'action-retry', onclick: run('retry', false) }, 'Retry now'),
+        el('button', { type: 'button', id: 'action-replay', onclick: run('replay', false) }, 'Replay'),
+        el('button', { type: 'button', id: 'action-release', onclick: run('release', false) }, 'Release lease'),
+        el('button', { type: 'button', id: 'action-cancel', class: 'danger', onclick: run('cancel', true) }, 'Cancel')));
+  }
+
+  // ---- audit log -------------------------------------------------------------------------------
+
+  function auditTable(items) {
+    return table(['when', 'who', 'role', 'action', 'messages', 'reason', 'rows'], items.map((a) => el('tr', { class: 'audit-entry' },
+      el('td', {}, time(a.at)),
+      el('td', {}, a.actor),
+      el('td', {}, a.role),
+      el('td', {}, a.action),
+      el('td', { class: 'mono' }, (a.messageIds || []).slice(0, 5).map((id) =>
+        el('div', {}, link('row/' + encodeURIComponent(id), null, id))),
+        (a.messageIds || []).length > 5 ? el('div', {}, '+' + (a.messageIds.length - 5) + ' more') : null),
+      el('td', {}, a.reason || '-'),
+      el('td', {}, a.affected))));
+  }
+
+  async function auditView(params) {
+    const paint = painter();
+    const query = new URLSearchParams({ limit: '50' });
+    if (params.get('after')) query.set('after', params.get('after'));
+    const page = await api('GET', '/ops/audit?' + query);
+    paint(
+      el('h1', {}, 'Audit log'),
+      auditTable(page.items),
+      page.next ? el('p', {}, link('audit', { after: page.next }, 'Older entries')) : null);
+  }
+
+  document.getElementById('logout').addEventListener('click', () => logout('Logged out.'));
+  window.addEventListener('hashchange', route);
+  start();
+})();
