@@ -199,6 +199,8 @@
       if (page === 'search') await searchView(params);
       else if (page === 'row') await rowView(decodeURIComponent(arg || ''));
       else if (page === 'audit') await auditView(params);
+      else if (page === 'aggregate') await aggregateView(params.get('type') || '', params.get('id') || '');
+      else if (page === 'reconcile') await reconcileView();
       else {
         await overviewView();
         refresh = setInterval(() => overviewView().catch((e) => say(e.message, 'error')), REFRESH_MS);
@@ -223,7 +225,7 @@
         el('span', { class: 'label' }, 'oldest pending')),
       el('div', { class: 'card' }, el('span', { class: 'value' }, String(stats.publishedLastHour)),
         el('span', { class: 'label' }, 'published in the last hour')),
-      el('div', { class: 'card' }, el('span', { class: 'value' }, String(stats.blockedAggregates)),
+      el('div', { class: 'card' }, el('span', { class: 'value' }, link('reconcile', null, String(stats.blockedAggregates))),
         el('span', { class: 'label' }, 'aggregates blocked behind a parked version')));
     const parked = Object.entries(stats.parkedByErrorCode).sort((a, b) => b[1] - a[1]);
     paint(
@@ -276,6 +278,7 @@
     paint(
       el('h1', {}, 'Search'),
       form,
+      session.canWrite && ['PARKED', 'RETRYABLE_FAILED'].includes(params.get('status') || '') ? bulkRetry(params) : null,
       el('h2', {}, page.items.length + ' row(s)' + (params.get('after') ? ' (a later page)' : '')),
       rowsTable(page.items),
       page.next ? el('p', {}, el('a', { href: '#/search?' + next, id: 'next-page' }, 'Next page')) : null);
@@ -287,12 +290,113 @@
         el('td', { class: 'mono' }, link('row/' + encodeURIComponent(r.id), null, r.id)),
         statusCell(r.status),
         el('td', {}, r.messageType),
-        el('td', { class: 'mono' }, link('search', { aggregateType: r.aggregateType, aggregateId: r.aggregateId },
+        el('td', { class: 'mono' }, link('aggregate', { type: r.aggregateType, id: r.aggregateId },
           r.aggregateType + '/' + r.aggregateId)),
         el('td', {}, r.aggregateVersion === null || r.aggregateVersion === undefined ? '-' : r.aggregateVersion),
         el('td', {}, r.attemptCount),
         el('td', {}, r.lastErrorCode || '-'),
         el('td', {}, time(r.createdAt)))));
+  }
+
+  /**
+   * Retry every row the search's filter matches: first the dry run says how many, then the operator
+   * confirms with a reason. The API's filter needs an error code, a message type or a time range.
+   */
+  function bulkRetry(params) {
+    const filter = { status: params.get('status') };
+    for (const name of ['errorCode', 'messageType', 'createdFrom', 'createdTo']) {
+      if (params.get(name)) filter[name] = params.get(name);
+    }
+    if (Object.keys(filter).length === 1) {
+      return el('p', { id: 'bulk-hint' }, 'To retry many at once, narrow the search by error code, message type'
+        + ' or creation time.');
+    }
+    const box = el('section', { 'aria-labelledby': 'bulk-title' }, el('h2', { id: 'bulk-title' }, 'Retry all that match'));
+    const check = el('button', { type: 'button', id: 'bulk-dry-run' }, 'Count them first');
+    check.addEventListener('click', async () => {
+      try {
+        const dry = await api('POST', '/ops/outbox/retry', Object.assign({ dryRun: true }, filter));
+        const reason = el('input', { id: 'bulk-reason', type: 'text', maxlength: 500 });
+        const confirm = el('button', { type: 'button', class: 'primary', id: 'bulk-confirm' },
+          'Retry ' + Math.min(dry.matched, 500) + ' row(s)');
+        confirm.addEventListener('click', async () => {
+          try {
+            const done = await api('POST', '/ops/outbox/retry',
+              Object.assign({ dryRun: false, reason: reason.value.trim() || undefined }, filter));
+            box.replaceChildren(el('h2', { id: 'bulk-title' }, 'Retry all that match'),
+              el('p', { id: 'bulk-result' }, done.retried + ' row(s) retried, ' + done.remaining
+                + ' still matching (the list below is from before the retry). ', link('audit', null, 'See the audit log.')));
+            say(done.retried + ' row(s) retried.', 'ok');
+          } catch (e) {
+            say('bulk retry refused: ' + e.message, 'error');
+          }
+        });
+        box.replaceChildren(el('h2', { id: 'bulk-title' }, 'Retry all that match'),
+          el('p', { id: 'bulk-count' }, dry.matched + ' row(s) match ' + JSON.stringify(filter) + '.'),
+          el('div', { class: 'actions' }, el('label', { for: 'bulk-reason' }, 'Reason', reason), confirm));
+        reason.focus();
+      } catch (e) {
+        say('dry run refused: ' + e.message, 'error');
+      }
+    });
+    box.append(el('div', { class: 'actions' }, check));
+    return box;
+  }
+
+  // ---- one aggregate ---------------------------------------------------------------------------
+
+  /** Every version of one aggregate, oldest first: a parked version and the ones waiting behind it. */
+  async function aggregateView(type, id) {
+    const paint = painter();
+    const page = await api('GET', '/ops/outbox?' + new URLSearchParams({ aggregateType: type, aggregateId: id, limit: '500' }));
+    const rows = page.items.slice().sort((a, b) =>
+      (a.aggregateVersion ?? 0) - (b.aggregateVersion ?? 0) || a.createdAt.localeCompare(b.createdAt));
+    paint(
+      el('h1', {}, 'Aggregate ', el('span', { class: 'mono' }, type + '/' + id)),
+      el('p', {}, 'Every version, oldest first. A version is published only after every earlier one was;'
+        + ' a parked version holds back all that follow it.'),
+      table(['version', 'status', 'type', 'attempts', 'last error', 'created', 'id'], rows.map((r) => el('tr', {},
+        el('td', {}, r.aggregateVersion ?? '-'),
+        statusCell(r.status),
+        el('td', {}, r.messageType),
+        el('td', {}, r.attemptCount),
+        el('td', {}, r.lastErrorCode || '-'),
+        el('td', {}, time(r.createdAt)),
+        el('td', { class: 'mono' }, link('row/' + encodeURIComponent(r.id), null, r.id))))),
+      page.next ? el('p', {}, 'More than 500 rows: the oldest are shown; search for the rest.') : null);
+  }
+
+  // ---- reconcile -------------------------------------------------------------------------------
+
+  async function reconcileView() {
+    const paint = painter();
+    const r = await api('GET', '/ops/outbox/reconcile');
+    const aggregate = (type, id) => link('aggregate', { type, id }, type + '/' + id);
+    paint(
+      el('h1', {}, 'Reconcile'),
+      el('p', { id: 'reconcile-verdict', class: r.ok ? 'status-PUBLISHED' : 'error' },
+        r.ok ? 'OK: nothing needs a person.' : 'Something needs a person: see below.'),
+      el('h2', {}, 'Aggregates blocked behind a parked version'),
+      table(['aggregate', 'parked version', 'error code', 'waiting'], r.blockedAggregates.map((b) => el('tr', {},
+        el('td', { class: 'mono' }, aggregate(b.aggregateType, b.aggregateId)),
+        el('td', {}, link('row/' + encodeURIComponent(b.parkedId), null, 'version ' + b.parkedVersion)),
+        el('td', {}, b.errorCode || '-'), el('td', {}, b.waiting)))),
+      el('h2', {}, 'Orders whose latest change has no outbox row'),
+      table(['order', 'order version', 'last outbox version'], r.ordersMissingEvents.map((o) => el('tr', {},
+        el('td', { class: 'mono' }, aggregate('order', o.orderId)), el('td', {}, o.orderVersion),
+        el('td', {}, o.lastOutboxVersion ?? '-')))),
+      el('h2', {}, 'Leases held past their expiry'),
+      table(['row', 'type', 'held by', 'since', 'attempts'], r.expiredLeases.map((l) => el('tr', {},
+        el('td', { class: 'mono' }, link('row/' + encodeURIComponent(l.id), null, l.id)), el('td', {}, l.messageType),
+        el('td', {}, l.lockedBy), el('td', {}, time(l.lockedAt)), el('td', {}, l.attemptCount)))),
+      el('h2', {}, 'Consumers waiting for a version that has not come'),
+      table(['consumer', 'aggregate', 'waiting for', 'held', 'since'], r.waitingConsumers.map((w) => el('tr', {},
+        el('td', {}, w.consumerName), el('td', { class: 'mono' }, aggregate(w.aggregateType, w.aggregateId)),
+        el('td', {}, 'version ' + w.waitingForVersion), el('td', {}, w.held), el('td', {}, time(w.heldSince))))),
+      el('h2', {}, 'Side effects started and never finished'),
+      table(['consumer', 'message', 'effect', 'started'], r.pendingSideEffects.map((e) => el('tr', {},
+        el('td', {}, e.consumerName), el('td', { class: 'mono' }, e.messageId), el('td', {}, e.effect),
+        el('td', {}, time(e.startedAt))))));
   }
 
   // ---- one row ---------------------------------------------------------------------------------
@@ -306,8 +410,8 @@
     const fields = [
       ['status', el('span', { class: 'status-' + row.status, id: 'row-status' }, row.status)],
       ['message type', row.messageType + ' v' + row.messageVersion],
-      ['aggregate', link('search', { aggregateType: row.aggregateType, aggregateId: row.aggregateId },
-        row.aggregateType + '/' + row.aggregateId)],
+      ['aggregate', link('aggregate', { type: row.aggregateType, id: row.aggregateId },
+        row.aggregateType + '/' + row.aggregateId + ' (every version)')],
       ['aggregate version', row.aggregateVersion ?? '-'],
       ['exchange / routing key', row.exchange + ' / ' + row.routingKey],
       ['attempts', row.attemptCount],
