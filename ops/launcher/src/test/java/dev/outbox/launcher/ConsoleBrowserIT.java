@@ -17,7 +17,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -75,14 +74,8 @@ class ConsoleBrowserIT {
         DB.reset();
         BROKER.declareTopicExchange(Topology.ORDERS_EXCHANGE);
         BROKER.purgeIfExists(LedgerConsumer.QUEUE);
-        Map<String, String> env = new HashMap<>(DB.env());
-        env.putAll(BROKER.env());
-        env.put("OUTBOX_HTTP_PORT", "0");
-        env.put("OUTBOX_LEDGER_HTTP_PORT", "0");
-        env.put("OUTBOX_HTTP_HOST", "127.0.0.1");
-        env.put("OUTBOX_RELAY_POLL_INTERVAL", "20ms");
-        env.put("OUTBOX_OPS_TOKEN", TOKEN);
-        env.put("OUTBOX_OPS_READ_TOKEN", READ_TOKEN);
+        Map<String, String> env =
+                TestSystem.env(Map.of("OUTBOX_OPS_TOKEN", TOKEN, "OUTBOX_OPS_READ_TOKEN", READ_TOKEN));
         Launcher launcher = Launcher.start(new Settings(env));
         closing.add(launcher);
         url = "http://127.0.0.1:" + launcher.api().port() + "/console";

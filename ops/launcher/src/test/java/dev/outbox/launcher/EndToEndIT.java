@@ -56,13 +56,7 @@ class EndToEndIT {
     }
 
     private static Settings settings() {
-        Map<String, String> env = new HashMap<>(DB.env());
-        env.putAll(BROKER.env());
-        env.put("OUTBOX_HTTP_PORT", "0");
-        env.put("OUTBOX_HTTP_HOST", "127.0.0.1");
-        env.put("OUTBOX_RELAY_POLL_INTERVAL", "20ms");
-        env.put("OUTBOX_RELAY_HTTP_PORT", "0");
-        env.put("OUTBOX_LEDGER_HTTP_PORT", "0");
+        Map<String, String> env = TestSystem.env(Map.of());
         return new Settings(env);
     }
 
