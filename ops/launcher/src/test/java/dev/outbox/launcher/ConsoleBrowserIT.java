@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.Keys;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
@@ -297,8 +298,19 @@ class ConsoleBrowserIT {
     @Test
     void theReadOnlyTokenSeesNoActionsAndNoPayloadAndIsRefusedAnAction() throws Exception {
         UUID probe = probeRow();
-        logIn(READ_TOKEN, null);
-        open("#/row/" + probe);
+        // by keyboard alone: the token, Enter; then a link followed with Enter, as a mouse-less operator would
+        browser.get(url);
+        until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
+        assertEquals(
+                "token",
+                browser.switchTo().activeElement().getDomAttribute("id"),
+                "the focus starts in the token field");
+        browser.switchTo().activeElement().sendKeys(READ_TOKEN, Keys.ENTER);
+        until(ExpectedConditions.textToBePresentInElementLocated(By.tagName("h1"), "Overview"));
+        until(ExpectedConditions.elementToBeClickable(By.linkText("PAYLOAD_INVALID")))
+                .sendKeys(Keys.ENTER);
+        until(ExpectedConditions.elementToBeClickable(By.linkText(probe.toString())))
+                .sendKeys(Keys.ENTER);
         until(ExpectedConditions.presenceOfElementLocated(By.id("payload-hidden")));
         assertTrue(browser.findElements(By.cssSelector("#action-retry, #action-cancel, #reason"))
                 .isEmpty());
