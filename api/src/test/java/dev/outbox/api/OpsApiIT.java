@@ -354,6 +354,13 @@ class OpsApiIT {
         assertEquals(1, stats.get("counts").get("IN_PROGRESS").asLong());
         assertEquals(2, stats.get("counts").get("PARKED").asLong());
         assertEquals(1, stats.get("publishedLastHour").asLong());
+        JsonNode perMinute = stats.get("publishedPerMinute");
+        assertEquals(60, perMinute.size(), "one count per minute of the last hour");
+        long inAll = 0;
+        for (JsonNode n : perMinute) {
+            inAll += n.asLong();
+        }
+        assertEquals(1, inAll, "the minutes add up to the hour: " + perMinute);
         assertEquals(1, stats.get("parkedByErrorCode").get("UNROUTABLE").asLong());
         assertTrue(stats.get("oldestPendingAgeSeconds").asDouble() >= 599);
         assertEquals(1, stats.get("blockedAggregates").asLong());

@@ -9,6 +9,7 @@ import dev.outbox.kernel.outbox.OutboxStatus;
 import dev.outbox.persistence.ops.AuditEntry;
 import dev.outbox.persistence.ops.BulkRetryFilter;
 import dev.outbox.persistence.ops.CodeCount;
+import dev.outbox.persistence.ops.MinuteCount;
 import dev.outbox.persistence.ops.OpsMapper;
 import dev.outbox.persistence.ops.OutboxQuery;
 import dev.outbox.persistence.ops.OutboxStats;
@@ -173,8 +174,19 @@ public class OpsService {
         for (CodeCount c : ops.parkedByErrorCode()) {
             parked.put(c.code(), c.count());
         }
+        long[] perMinute = new long[60];
+        for (MinuteCount m : ops.publishedPerMinute()) {
+            if (m.minutesAgo() >= 0 && m.minutesAgo() < 60) {
+                perMinute[59 - m.minutesAgo()] = m.count();
+            }
+        }
         return new OpsViews.Stats(
-                counts, s.publishedLastHour(), s.oldestPendingAgeSeconds(), parked, s.blockedAggregates());
+                counts,
+                s.publishedLastHour(),
+                java.util.Arrays.stream(perMinute).boxed().toList(),
+                s.oldestPendingAgeSeconds(),
+                parked,
+                s.blockedAggregates());
     }
 
     @Transactional

@@ -112,9 +112,11 @@ public final class OpsViews {
 
     public record ActionResult(String action, int affected, List<UUID> ids) {}
 
+    /** {@code publishedPerMinute}: the last hour, oldest minute first, the current minute last. */
     public record Stats(
             Map<String, Long> counts,
             long publishedLastHour,
+            List<Long> publishedPerMinute,
             double oldestPendingAgeSeconds,
             Map<String, Long> parkedByErrorCode,
             long blockedAggregates) {}

@@ -231,6 +231,8 @@
     paint(
       el('h1', {}, 'Overview'),
       cards,
+      el('h2', {}, 'Published per minute, last hour'),
+      rateChart(stats.publishedPerMinute),
       el('h2', {}, 'Parked, by error code'),
       table(['error code', 'rows'], parked.map(([code, n]) => el('tr', {},
         el('td', {}, link('search', { status: 'PARKED', errorCode: code }, code)), el('td', {}, n)))),
@@ -240,6 +242,33 @@
         el('td', {}, r.pid === null || r.pid === undefined ? '-' : r.pid), el('td', {}, r.inProgress),
         el('td', {}, time(r.heartbeatAt))))),
       el('p', { class: 'label' }, 'Refreshes every ' + REFRESH_MS / 1000 + ' s. Updated ' + time(new Date().toISOString()) + '.'));
+  }
+
+  /** Published rows per minute over the last hour as bars, drawn with SVG elements (no markup, no library). */
+  function rateChart(perMinute) {
+    const NS = 'http://www.w3.org/2000/svg';
+    const svg = (tag, attrs, ...children) => {
+      const node = document.createElementNS(NS, tag);
+      for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, String(value));
+      for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+      return node;
+    };
+    const width = 600;
+    const height = 100;
+    const most = Math.max(0, ...perMinute);
+    const max = Math.max(1, most); // the scale: an empty hour draws no bars, not a division by zero
+    const total = perMinute.reduce((a, b) => a + b, 0);
+    const bar = width / perMinute.length;
+    const chart = svg('svg', { class: 'chart', viewBox: '0 0 ' + width + ' ' + (height + 18), role: 'img',
+      'aria-label': 'Published per minute over the last hour: ' + total + ' in all, at most ' + most + ' in one minute' });
+    perMinute.forEach((n, i) => {
+      const h = Math.round((n / max) * height);
+      chart.append(svg('rect', { x: i * bar + 1, y: height - h, width: Math.max(1, bar - 2), height: h },
+        svg('title', {}, (perMinute.length - 1 - i) + ' min ago: ' + n)));
+    });
+    chart.append(svg('text', { x: 0, y: height + 14 }, '60 min ago'),
+      svg('text', { x: width, y: height + 14, 'text-anchor': 'end' }, 'now (most in one minute: ' + most + ')'));
+    return chart;
   }
 
   // ---- search ----------------------------------------------------------------------------------

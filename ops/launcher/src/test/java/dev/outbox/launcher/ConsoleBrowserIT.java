@@ -216,6 +216,12 @@ class ConsoleBrowserIT {
                 id.toString(), queue.await(1, Duration.ofSeconds(10)).get(0).messageId());
         screenshot("row-published");
 
+        // the overview's chart counts it: one row published in the last hour, in 60 one-minute bars
+        open("#/overview");
+        WebElement chart = until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("svg.chart")));
+        assertEquals(60, chart.findElements(By.cssSelector("rect")).size());
+        assertTrue(chart.getDomAttribute("aria-label").contains(": 1 in all"), chart.getDomAttribute("aria-label"));
+
         // the probes: every value shows as the text it is, none runs, none becomes markup
         open("#/row/" + probe);
         until(ExpectedConditions.textToBePresentInElementLocated(By.id("row-error"), SCRIPT_PROBE));

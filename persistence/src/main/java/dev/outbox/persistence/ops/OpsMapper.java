@@ -34,6 +34,9 @@ public interface OpsMapper {
 
     List<CodeCount> parkedByErrorCode();
 
+    /** Published rows per minute of the last hour; minutes with none are absent. */
+    List<MinuteCount> publishedPerMinute();
+
     void audit(AuditEntry entry);
 
     List<AuditEntry> auditLog(
