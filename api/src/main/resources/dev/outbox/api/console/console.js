@@ -20,6 +20,8 @@
   const FILTERS = ['status', 'errorCode', 'messageType', 'aggregateType', 'aggregateId', 'correlationId',
     'tenantId', 'createdFrom', 'createdTo', 'limit'];
   const REFRESH_MS = 5000;
+  /** A row in one of these states is moving by itself: its page follows it every 2 s until it settles. */
+  const IN_FLIGHT = ['PENDING', 'IN_PROGRESS', 'RETRYABLE_FAILED'];
   const TEXT_FILTERS = { messageType: 'Message type', aggregateType: 'Aggregate type', aggregateId: 'Aggregate id',
     correlationId: 'Correlation id', tenantId: 'Tenant' };
 
@@ -352,9 +354,11 @@
           try {
             const done = await api('POST', '/ops/outbox/retry',
               Object.assign({ dryRun: false, reason: reason.value.trim() || undefined }, filter));
+            const entry = await api('GET', '/ops/audit?limit=1');
             box.replaceChildren(el('h2', { id: 'bulk-title' }, 'Retry all that match'),
               el('p', { id: 'bulk-result' }, done.retried + ' row(s) retried, ' + done.remaining
-                + ' still matching (the list below is from before the retry). ', link('audit', null, 'See the audit log.')));
+                + ' still matching (the list below is from before the retry). Its audit entry:'),
+              auditTable(entry.items));
             say(done.retried + ' row(s) retried.', 'ok');
           } catch (e) {
             say('bulk retry refused: ' + e.message, 'error');
@@ -392,7 +396,31 @@
         el('td', {}, r.lastErrorCode || '-'),
         el('td', {}, time(r.createdAt)),
         el('td', { class: 'mono' }, link('row/' + encodeURIComponent(r.id), null, r.id))))),
-      page.next ? el('p', {}, 'More than 500 rows: the oldest are shown; search for the rest.') : null);
+      page.next ? el('p', {}, 'More than 500 rows: the oldest are shown; search for the rest.') : null,
+      session.canWrite ? replayAggregate(type, id) : null);
+  }
+
+  /** Publishes every published version of the aggregate again, in order, under the same ids. */
+  function replayAggregate(type, id) {
+    const reason = el('input', { id: 'replay-reason', type: 'text', maxlength: 500 });
+    const button = el('button', { type: 'button', id: 'replay-aggregate' }, 'Replay every published version');
+    const box = el('section', { 'aria-labelledby': 'replay-title' }, el('h2', { id: 'replay-title' }, 'Replay'),
+      el('p', {}, 'Consumers deduplicate on the message id: a replay reaches only those that lost their copy.'),
+      el('div', { class: 'actions' }, el('label', { for: 'replay-reason' }, 'Reason', reason), button));
+    button.addEventListener('click', async () => {
+      try {
+        const done = await api('POST', '/ops/outbox/replay-aggregate',
+          { aggregateType: type, aggregateId: id, reason: reason.value.trim() || undefined });
+        const entry = await api('GET', '/ops/audit?limit=1');
+        box.replaceChildren(el('h2', { id: 'replay-title' }, 'Replay'),
+          el('p', { id: 'replay-result' }, done.affected + ' version(s) queued to publish again. Its audit entry:'),
+          auditTable(entry.items));
+        say(done.affected + ' version(s) replayed.', 'ok');
+      } catch (e) {
+        say('replay refused: ' + e.message, 'error');
+      }
+    });
+    return box;
   }
 
   // ---- reconcile -------------------------------------------------------------------------------
@@ -472,6 +500,13 @@
       payload,
       el('h2', {}, 'Audit'),
       auditTable(audit.items));
+    if (IN_FLIGHT.includes(row.status)) {
+      // a parked or finished row stays still, so a reason being typed is never wiped by a redraw
+      const mine = generation;
+      setTimeout(() => {
+        if (mine === generation) rowView(id).catch((e) => say(e.message, 'error'));
+      }, 2000);
+    }
   }
 
   function actions(row) {

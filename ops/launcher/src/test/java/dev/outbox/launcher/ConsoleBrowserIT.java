@@ -205,13 +205,8 @@ class ConsoleBrowserIT {
         until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "retry: 1 row(s) changed"));
         WebElement audit = browser.findElement(By.cssSelector("tr.audit-entry"));
         assertTrue(audit.getText().contains("night-shift") && audit.getText().contains("RETRY"), audit.getText());
-        new WebDriverWait(browser, Duration.ofSeconds(20)).until(b -> {
-            b.navigate().refresh(); // the same tab keeps its session storage: still logged in
-            return new WebDriverWait(b, Duration.ofSeconds(5))
-                    .until(ExpectedConditions.presenceOfElementLocated(By.id("row-status")))
-                    .getText()
-                    .equals("PUBLISHED");
-        });
+        // no reload: the page follows a row in flight until it settles
+        until(ExpectedConditions.textToBePresentInElementLocated(By.id("row-status"), "PUBLISHED"));
         assertEquals(
                 id.toString(), queue.await(1, Duration.ofSeconds(10)).get(0).messageId());
         screenshot("row-published");
@@ -221,6 +216,18 @@ class ConsoleBrowserIT {
         WebElement chart = until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("svg.chart")));
         assertEquals(60, chart.findElements(By.cssSelector("rect")).size());
         assertTrue(chart.getDomAttribute("aria-label").contains(": 1 in all"), chart.getDomAttribute("aria-label"));
+
+        // a consumer lost its copy: replay the aggregate; the same message id arrives again
+        open("#/aggregate?type=ops&id=console-path");
+        until(ExpectedConditions.elementToBeClickable(By.id("replay-aggregate")));
+        browser.findElement(By.id("replay-reason")).sendKeys("ledger restored from backup");
+        browser.findElement(By.id("replay-aggregate")).click();
+        until(ExpectedConditions.textToBePresentInElementLocated(By.id("replay-result"), "1 version(s) queued"));
+        assertTrue(browser.findElement(By.cssSelector("#replay-result + div tr.audit-entry, section tr.audit-entry"))
+                .getText()
+                .contains("REPLAY_AGGREGATE"));
+        assertEquals(
+                id.toString(), queue.await(1, Duration.ofSeconds(10)).get(0).messageId(), "the replay, same id");
 
         // the probes: every value shows as the text it is, none runs, none becomes markup
         open("#/row/" + probe);
@@ -291,6 +298,11 @@ class ConsoleBrowserIT {
         browser.findElement(By.id("bulk-reason")).sendKeys("broker alarm cleared");
         browser.findElement(By.id("bulk-confirm")).click();
         until(ExpectedConditions.textToBePresentInElementLocated(By.id("bulk-result"), "3 row(s) retried"));
+        assertTrue(
+                browser.findElement(By.cssSelector("#main tr.audit-entry"))
+                        .getText()
+                        .contains("BULK_RETRY"),
+                "the bulk retry's audit entry is shown");
         assertEquals(
                 List.of(Map.of("actor", "day-shift", "affected", 3, "reason", "broker alarm cleared")),
                 DB.rows("SELECT actor, affected, reason FROM ops_audit WHERE action = 'BULK_RETRY'"));
