@@ -30,6 +30,10 @@ log() { printf '[cluster] %s\n' "$*" >&2; }
 die() { log "$*"; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "run as root: RabbitMQ nodes run as rabbitmq, PostgreSQL as postgres"
+# `down` deletes $DIR: only ever a folder of its own
+case "$DIR" in
+  /|/tmp|/var|/var/tmp|/root|/home|"") die "OUTBOX_CLUSTER_DIR=$DIR is not a folder of its own" ;;
+esac
 
 as_rabbitmq() { su rabbitmq -s /bin/bash -c "$1"; }
 as_postgres() { su postgres -s /bin/bash -c "$1"; }
