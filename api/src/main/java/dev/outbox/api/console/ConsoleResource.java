@@ -1,5 +1,6 @@
 package dev.outbox.api.console;
 
+import dev.outbox.api.http.BundledText;
 import jakarta.inject.Singleton;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.NotFoundException;
@@ -8,9 +9,6 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.util.Map;
 
 /**
@@ -26,15 +24,22 @@ public final class ConsoleResource {
     static final String CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self';"
             + " img-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
-    /** The files under /console/; nothing else from the classpath is served. */
-    private static final Map<String, String> FILES =
+    /** The files under /console/ and their types; nothing else from the classpath is served. */
+    private static final Map<String, String> TYPES =
             Map.of("console.js", "application/javascript; charset=utf-8", "console.css", "text/css; charset=utf-8");
+
+    /** Read once, as the API starts: a jar without them fails at start, not at the first operator. */
+    private final String page = BundledText.read(ConsoleResource.class, "console.html");
+
+    private final Map<String, String> files = Map.of(
+            "console.js", BundledText.read(ConsoleResource.class, "console.js"),
+            "console.css", BundledText.read(ConsoleResource.class, "console.css"));
 
     @GET
     @Path("console")
     @Produces(MediaType.TEXT_HTML)
     public Response page() {
-        return secured(Response.ok(read("console.html"), "text/html; charset=utf-8"))
+        return secured(Response.ok(page, "text/html; charset=utf-8"))
                 .header("Cache-Control", "no-store")
                 .build();
     }
@@ -42,11 +47,11 @@ public final class ConsoleResource {
     @GET
     @Path("console/{file}")
     public Response file(@PathParam("file") String file) {
-        String type = FILES.get(file);
+        String type = TYPES.get(file);
         if (type == null) {
             throw new NotFoundException();
         }
-        return secured(Response.ok(read(file), type))
+        return secured(Response.ok(files.get(file), type))
                 .header("Cache-Control", "no-cache")
                 .build();
     }
@@ -56,16 +61,5 @@ public final class ConsoleResource {
                 .header("X-Content-Type-Options", "nosniff")
                 .header("Referrer-Policy", "no-referrer")
                 .header("X-Frame-Options", "DENY");
-    }
-
-    private static String read(String name) {
-        try (InputStream in = ConsoleResource.class.getResourceAsStream(name)) {
-            if (in == null) {
-                throw new IllegalStateException(name + " is missing from the api jar");
-            }
-            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -2,6 +2,7 @@ package dev.outbox.api.docs;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.outbox.api.http.BundledText;
 import dev.outbox.kernel.contract.MessageContracts;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.NotFoundException;
@@ -13,7 +14,6 @@ import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Properties;
 
@@ -54,7 +54,7 @@ public final class DocumentsResource {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        this.openApi = text("openapi.json").replace("${project.version}", version);
+        this.openApi = BundledText.read(DocumentsResource.class, "openapi.json").replace("${project.version}", version);
         this.swaggerUiVersion = properties(
                         DocumentsResource.class, "/META-INF/maven/org.webjars/swagger-ui/pom.properties")
                 .getProperty("version");
@@ -78,7 +78,7 @@ public final class DocumentsResource {
     @Path("docs")
     @Produces(MediaType.TEXT_HTML)
     public Response page() {
-        return Response.ok(text("docs.html"), "text/html; charset=utf-8")
+        return Response.ok(BundledText.read(DocumentsResource.class, "docs.html"), "text/html; charset=utf-8")
                 .header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
                 .header("X-Content-Type-Options", "nosniff")
                 .build();
@@ -100,17 +100,6 @@ public final class DocumentsResource {
                 .header("Cache-Control", "max-age=3600")
                 .header("X-Content-Type-Options", "nosniff")
                 .build();
-    }
-
-    private static String text(String resource) {
-        try (InputStream in = DocumentsResource.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException(resource + " is missing from the api jar");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     private static Properties properties(Class<?> base, String resource) {

@@ -71,21 +71,13 @@ final class ChaosEnv implements AutoCloseable {
 
     static ChaosEnv create(ChaosOptions o) throws Exception {
         TestDatabase base = TestDatabase.get();
-        String runUrl = base.url().replaceFirst("^(jdbc:postgresql://[^/]+/)[^?]*", "$1" + o.database());
-        if (runUrl.equals(base.url())) {
-            throw new IllegalArgumentException("--db names the database the tests use (" + o.database()
-                    + "): the soak drops its database, give it another one");
-        }
-        try (Connection c = DriverManager.getConnection(base.url(), base.user(), base.password());
-                Statement s = c.createStatement()) {
-            try (PreparedStatement ps = c.prepareStatement("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                    + " WHERE datname = ? AND pid <> pg_backend_pid()")) {
-                ps.setString(1, o.database());
-                ps.execute();
-            }
-            s.execute("DROP DATABASE IF EXISTS " + o.database());
-            s.execute("CREATE DATABASE " + o.database());
-        }
+        String runUrl = recreateDatabase(
+                base.url(),
+                base.user(),
+                base.password(),
+                o.database(),
+                "--db names the database the tests use (" + o.database()
+                        + "): the soak drops its database, give it another one");
         BrokerEndpoint broker = BrokerEndpoint.get();
         String uri = broker.uri();
         String vhost = RabbitAdmin.vhostOf(uri);
@@ -127,20 +119,12 @@ final class ChaosEnv implements AutoCloseable {
         String baseUrl = required(cluster, "OUTBOX_DB_URL");
         String user = cluster.get("OUTBOX_DB_USER");
         String password = cluster.get("OUTBOX_DB_PASSWORD");
-        String runUrl = baseUrl.replaceFirst("^(jdbc:postgresql://[^/]+/)[^?]*", "$1" + database);
-        if (runUrl.equals(baseUrl)) {
-            throw new IllegalArgumentException("the run's database must not be the cluster's own (" + database + ")");
-        }
-        try (Connection c = DriverManager.getConnection(baseUrl, user, password);
-                Statement s = c.createStatement()) {
-            try (PreparedStatement ps = c.prepareStatement("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                    + " WHERE datname = ? AND pid <> pg_backend_pid()")) {
-                ps.setString(1, database);
-                ps.execute();
-            }
-            s.execute("DROP DATABASE IF EXISTS " + database);
-            s.execute("CREATE DATABASE " + database);
-        }
+        String runUrl = recreateDatabase(
+                baseUrl,
+                user,
+                password,
+                database,
+                "the run's database must not be the cluster's own (" + database + ")");
         String uri = required(cluster, "OUTBOX_AMQP_URI");
         if (clusterctl("list_vhosts", "name").lines().anyMatch(vhost::equals)) {
             clusterctl("delete_vhost", vhost);
@@ -163,6 +147,30 @@ final class ChaosEnv implements AutoCloseable {
                         + processEnv.get("OUTBOX_AMQP_QUEUE_TYPE"));
         DatabaseMigrations.migrate(env.dataSource);
         return env;
+    }
+
+    /**
+     * Drops (after ending its sessions) and creates the run's database on the server of
+     * {@code baseUrl}; returns its URL. {@code refusal} is the message when the run would drop the
+     * database the URL already names.
+     */
+    private static String recreateDatabase(
+            String baseUrl, String user, String password, String database, String refusal) throws SQLException {
+        String runUrl = baseUrl.replaceFirst("^(jdbc:postgresql://[^/]+/)[^?]*", "$1" + database);
+        if (runUrl.equals(baseUrl)) {
+            throw new IllegalArgumentException(refusal);
+        }
+        try (Connection c = DriverManager.getConnection(baseUrl, user, password);
+                Statement s = c.createStatement()) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    + " WHERE datname = ? AND pid <> pg_backend_pid()")) {
+                ps.setString(1, database);
+                ps.execute();
+            }
+            s.execute("DROP DATABASE IF EXISTS " + database);
+            s.execute("CREATE DATABASE " + database);
+        }
+        return runUrl;
     }
 
     private static String required(Map<String, String> settings, String name) {
