@@ -25,7 +25,15 @@ public record BrokerConfig(
         Duration connectTimeout,
         Duration rpcTimeout,
         String connectionName,
-        QueueType queueType) {
+        QueueType queueType,
+        int maxMessageBytes) {
+
+    /**
+     * The largest body the relay sends: RabbitMQ 4's default {@code max_message_size} (3.10's is
+     * 128 MiB). A larger body is parked as UNENCODABLE instead of making the broker close the
+     * channel under every message in flight on it.
+     */
+    public static final int DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
     private static final Pattern MULTI_HOST = Pattern.compile("^(amqps?://(?:[^@/]*@)?)([^/?#]*)(.*)$");
 
@@ -98,7 +106,9 @@ public record BrokerConfig(
                         Duration.ofSeconds(1),
                         Duration.ofMinutes(10)),
                 connectionName,
-                QueueType.parse(settings.string("OUTBOX_AMQP_QUEUE_TYPE", "classic")));
+                QueueType.parse(settings.string("OUTBOX_AMQP_QUEUE_TYPE", "classic")),
+                // RabbitMQ refuses max_message_size above 512 MiB
+                settings.integer("OUTBOX_AMQP_MAX_MESSAGE_SIZE", DEFAULT_MAX_MESSAGE_BYTES, 1_024, 512 * 1024 * 1024));
     }
 
     public static BrokerConfig of(String uri, String connectionName) {
@@ -108,11 +118,12 @@ public record BrokerConfig(
                 Duration.ofSeconds(5),
                 Duration.ofSeconds(10),
                 connectionName,
-                QueueType.CLASSIC);
+                QueueType.CLASSIC,
+                DEFAULT_MAX_MESSAGE_BYTES);
     }
 
     public BrokerConfig withQueueType(QueueType type) {
-        return new BrokerConfig(uri, heartbeat, connectTimeout, rpcTimeout, connectionName, type);
+        return new BrokerConfig(uri, heartbeat, connectTimeout, rpcTimeout, connectionName, type, maxMessageBytes);
     }
 
     /** The URI with the password masked, for logs. */

@@ -49,6 +49,11 @@ public final class BrokerSession implements AutoCloseable {
         this.thread.setDaemon(true);
     }
 
+    /** What this session connects with (the URI's nodes, timeouts, the broker's message size limit). */
+    public BrokerConfig config() {
+        return config;
+    }
+
     public void start() {
         thread.start();
     }

@@ -165,46 +165,69 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
                     index,
                     p.nackStreak());
         }
+        if (p != null && p.retiredBecause().isPresent()) {
+            stats.channelReplaced("retired");
+        }
         if (p != null) {
             p.close();
         }
-        p = ConfirmPublisher.open(connection, config.confirmWindow(), this);
+        p = ConfirmPublisher.open(
+                connection, config.confirmWindow(), session.config().maxMessageBytes(), this);
         publisher = p;
         publisherConnection = connection;
         return p;
     }
 
     private void publishAll(ConfirmPublisher<OutboxRecord> p, List<OutboxRecord> rows) throws InterruptedException {
-        for (int i = 0; i < rows.size(); i++) {
-            OutboxRecord row = rows.get(i);
-            if (stopping) {
-                releaseFrom(rows, i, null, "relay stopping before this row was sent");
-                return;
+        int i = 0;
+        try {
+            for (; i < rows.size(); i++) {
+                OutboxRecord row = rows.get(i);
+                if (stopping) {
+                    releaseFrom(rows, i, null, "relay stopping before this row was sent");
+                    return;
+                }
+                AmqpMessageMapper.Mapped mapped = AmqpMessageMapper.map(row);
+                if (mapped instanceof AmqpMessageMapper.Invalid invalid) {
+                    failed(row, invalid.code(), invalid.reason());
+                    continue;
+                }
+                if (!p.acquireSlot(config.confirmTimeout())) {
+                    releaseFrom(rows, i, ErrorCode.CONFIRM_TIMEOUT, "confirm window stayed full; not sent");
+                    return;
+                }
+                try {
+                    p.publish(((AmqpMessageMapper.Ready) mapped).message(), row);
+                    stats.attempted();
+                } catch (IOException e) {
+                    // the channel or connection is gone: this row and the rest were never handed over.
+                    // With the connection gone the broker is unavailable; with only the channel closed
+                    // (a channel error on another row) a fresh channel takes them at once.
+                    boolean brokerGone = session.connection() == null;
+                    releaseFrom(
+                            rows,
+                            i,
+                            brokerGone ? ErrorCode.BROKER_UNAVAILABLE : null,
+                            brokerGone ? "not sent: " + e.getMessage() : null);
+                    return;
+                }
+                if (!p.isOpen() && i + 1 < rows.size()) {
+                    // retired under this row (see ConfirmPublisher#publish): the rest go back untouched
+                    releaseFrom(rows, i + 1, null, null);
+                    return;
+                }
             }
-            AmqpMessageMapper.Mapped mapped = AmqpMessageMapper.map(row);
-            if (mapped instanceof AmqpMessageMapper.Invalid invalid) {
-                failed(row, ErrorCode.PAYLOAD_INVALID, invalid.reason());
-                continue;
+        } catch (RuntimeException | Error e) {
+            // a row this loop cannot handle must not strand the rows after it under a lease until
+            // stale-lease recovery: give them back, then let the lane's loop count and log it
+            releaseFrom(rows, i + 1, null, null);
+            if (i < rows.size()) {
+                failed(
+                        rows.get(i),
+                        ErrorCode.CHANNEL_ERROR,
+                        "the relay failed on this row: " + e.getClass().getSimpleName() + ": " + e.getMessage());
             }
-            if (!p.acquireSlot(config.confirmTimeout())) {
-                releaseFrom(rows, i, ErrorCode.CONFIRM_TIMEOUT, "confirm window stayed full; not sent");
-                return;
-            }
-            try {
-                p.publish(((AmqpMessageMapper.Ready) mapped).message(), row);
-                stats.attempted();
-            } catch (IOException e) {
-                // the channel or connection is gone: this row and the rest were never handed over.
-                // With the connection gone the broker is unavailable; with only the channel closed
-                // (a channel error on another row) a fresh channel takes them at once.
-                boolean brokerGone = session.connection() == null;
-                releaseFrom(
-                        rows,
-                        i,
-                        brokerGone ? ErrorCode.BROKER_UNAVAILABLE : null,
-                        brokerGone ? "not sent: " + e.getMessage() : null);
-                return;
-            }
+            throw e;
         }
     }
 
@@ -229,13 +252,17 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
         while ((s = suspects.poll()) != null) {
             n++;
             AmqpMessageMapper.Mapped mapped = AmqpMessageMapper.map(s.row());
-            if (!(mapped instanceof AmqpMessageMapper.Ready ready)) {
-                failed(s.row(), ErrorCode.PAYLOAD_INVALID, ((AmqpMessageMapper.Invalid) mapped).reason());
+            if (mapped instanceof AmqpMessageMapper.Invalid invalid) {
+                failed(s.row(), invalid.code(), invalid.reason());
                 continue;
             }
+            AmqpMessageMapper.Ready ready = (AmqpMessageMapper.Ready) mapped;
             long sent = System.nanoTime();
-            ConfirmPublisher.SoloOutcome outcome =
-                    ConfirmPublisher.publishAlone(connection, ready.message(), config.confirmTimeout());
+            ConfirmPublisher.SoloOutcome outcome = ConfirmPublisher.publishAlone(
+                    connection,
+                    ready.message(),
+                    config.confirmTimeout(),
+                    session.config().maxMessageBytes());
             stats.attempted();
             if (outcome.confirmed()) {
                 confirmed(s.row(), System.nanoTime() - sent);
@@ -249,14 +276,20 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
 
     @Override
     public void confirmed(OutboxRecord row, long confirmNanos) {
-        stats.confirmed(row.id(), confirmNanos, java.time.Duration.between(row.createdAt(), java.time.Instant.now()));
+        // the outcome first: nothing after it (a metric) may keep it from being recorded
         recorder.add(new OutcomeRecorder.Published(row, confirmNanos));
+        stats.confirmed(row.id(), confirmNanos, java.time.Duration.between(row.createdAt(), java.time.Instant.now()));
     }
 
     @Override
     public void failed(OutboxRecord row, ErrorCode code, String detail) {
-        stats.failed(code);
         recorder.add(new OutcomeRecorder.Failed(row, decide(row, code, detail)));
+        stats.failed(code);
+    }
+
+    @Override
+    public void unknown(OutboxRecord row, String detail) {
+        recorder.add(new OutcomeRecorder.Released(row, ErrorCode.CHANNEL_ERROR, detail));
     }
 
     @Override

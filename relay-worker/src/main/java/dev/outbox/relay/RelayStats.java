@@ -110,6 +110,9 @@ public final class RelayStats {
         attempts.increment();
     }
 
+    /** Longer than any real backlog: a longer commit-to-publish time says more about created_at. */
+    static final Duration PLAUSIBLE_BACKLOG = Duration.ofDays(366);
+
     void confirmed(UUID id, long confirmNanos, Duration sinceWritten) {
         ConfirmTap tap = confirmTap;
         if (tap != null) {
@@ -119,7 +122,9 @@ public final class RelayStats {
         if (confirmNanos > 0) {
             confirmLatency.record(Duration.ofNanos(confirmNanos));
         }
-        if (!sinceWritten.isNegative()) {
+        // created_at is whatever the writer stored: a SQL client may say 4713 BC, which is no
+        // commit time and would overflow the timer's nanoseconds
+        if (!sinceWritten.isNegative() && sinceWritten.compareTo(PLAUSIBLE_BACKLOG) <= 0) {
             commitToPublish.record(sinceWritten);
         }
     }

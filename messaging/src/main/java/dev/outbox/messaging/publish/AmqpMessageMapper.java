@@ -6,6 +6,7 @@ import com.rabbitmq.client.AMQP;
 import dev.outbox.kernel.Traceparent;
 import dev.outbox.kernel.contract.MessageContracts;
 import dev.outbox.kernel.json.Json;
+import dev.outbox.kernel.outbox.ErrorCode;
 import dev.outbox.kernel.outbox.OutboxRecord;
 import java.nio.charset.StandardCharsets;
 import java.util.Date;
@@ -42,26 +43,46 @@ public final class AmqpMessageMapper {
 
     public record Ready(OutboundMessage message) implements Mapped {}
 
-    public record Invalid(String reason) implements Mapped {}
+    /** Why a row can never be published, and the code it is parked with. */
+    public record Invalid(ErrorCode code, String reason) implements Mapped {
+        static Invalid payload(String reason) {
+            return new Invalid(ErrorCode.PAYLOAD_INVALID, reason);
+        }
+    }
 
+    /**
+     * Maps a row; total: whatever a SQL client stored, the answer is a message or a reason, never
+     * an exception (a row that throws here would be retried forever under stale-lease recovery).
+     */
     public static Mapped map(OutboxRecord row) {
+        try {
+            return mapChecked(row);
+        } catch (RuntimeException e) {
+            return new Invalid(
+                    ErrorCode.UNENCODABLE,
+                    "the row cannot be mapped to an AMQP message: "
+                            + e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
+    }
+
+    private static Mapped mapChecked(OutboxRecord row) {
         JsonNode payload;
         try {
             payload = Json.mapper().readTree(row.payload());
         } catch (JsonProcessingException e) {
-            return new Invalid("payload is not valid JSON: " + e.getOriginalMessage());
+            return Invalid.payload("payload is not valid JSON: " + e.getOriginalMessage());
         }
         List<String> violations = MessageContracts.onClasspath()
                 .violations(row.messageType(), row.messageVersion(), row.aggregateId(), payload);
         if (!violations.isEmpty()) {
-            return new Invalid("payload breaks the " + row.messageType() + " v" + row.messageVersion() + " contract: "
-                    + String.join("; ", violations));
+            return Invalid.payload("payload breaks the " + row.messageType() + " v" + row.messageVersion()
+                    + " contract: " + String.join("; ", violations));
         }
         Map<String, Object> extra;
         try {
             Object parsed = Json.parseTree(row.headers() == null ? "{}" : row.headers());
             if (!(parsed instanceof Map<?, ?> m)) {
-                return new Invalid("headers must be a JSON object");
+                return Invalid.payload("headers must be a JSON object");
             }
             extra = new LinkedHashMap<>();
             for (Map.Entry<?, ?> e : m.entrySet()) {
@@ -69,11 +90,11 @@ public final class AmqpMessageMapper {
                 if (v instanceof String || v instanceof Number || v instanceof Boolean) {
                     extra.put(String.valueOf(e.getKey()), v instanceof java.math.BigDecimal bd ? bd.toString() : v);
                 } else if (v != null) {
-                    return new Invalid("header " + e.getKey() + " must be a string, number or boolean");
+                    return Invalid.payload("header " + e.getKey() + " must be a string, number or boolean");
                 }
             }
         } catch (JsonProcessingException e) {
-            return new Invalid("headers are not valid JSON: " + e.getOriginalMessage());
+            return Invalid.payload("headers are not valid JSON: " + e.getOriginalMessage());
         }
 
         Map<String, Object> headers = new LinkedHashMap<>();

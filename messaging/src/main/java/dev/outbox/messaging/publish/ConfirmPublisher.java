@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -70,17 +71,28 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
 
     private volatile boolean closed;
     private volatile boolean closedByUs;
+    /** Set once {@code basicPublish} threw something other than an I/O failure: see {@link #retire}. */
+    private volatile String retiredBecause;
 
-    private ConfirmPublisher(Channel channel, int windowSize, PublishListener<T> listener) {
+    private final int frameMax;
+    private final long maxBodyBytes;
+
+    private ConfirmPublisher(
+            Channel channel, int windowSize, int frameMax, long maxBodyBytes, PublishListener<T> listener) {
         this.channel = channel;
         this.windowSize = windowSize;
         this.window = new Semaphore(windowSize);
+        this.frameMax = frameMax;
+        this.maxBodyBytes = maxBodyBytes;
         this.listener = listener;
     }
 
-    /** Opens a channel in confirm mode on {@code connection}. */
-    public static <T> ConfirmPublisher<T> open(Connection connection, int windowSize, PublishListener<T> listener)
-            throws IOException {
+    /**
+     * Opens a channel in confirm mode on {@code connection}. Bodies over {@code maxBodyBytes} (the
+     * broker's {@code max_message_size}) are refused as {@code UNENCODABLE} without being sent.
+     */
+    public static <T> ConfirmPublisher<T> open(
+            Connection connection, int windowSize, long maxBodyBytes, PublishListener<T> listener) throws IOException {
         if (windowSize < 1) {
             throw new IllegalArgumentException("window must be at least 1");
         }
@@ -88,7 +100,8 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
         if (channel == null) {
             throw new IOException("the broker refused another channel (channel_max reached)");
         }
-        ConfirmPublisher<T> p = new ConfirmPublisher<>(channel, windowSize, listener);
+        ConfirmPublisher<T> p =
+                new ConfirmPublisher<>(channel, windowSize, connection.getFrameMax(), maxBodyBytes, listener);
         channel.addReturnListener(p::onReturn);
         channel.addConfirmListener(
                 (seq, multiple) -> p.settle(seq, multiple, true), (seq, multiple) -> p.settle(seq, multiple, false));
@@ -98,7 +111,7 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
     }
 
     public boolean isOpen() {
-        return !closed && channel.isOpen();
+        return !closed && retiredBecause == null && channel.isOpen();
     }
 
     /**
@@ -108,6 +121,11 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
      * elected, while a new channel on the same connection is acked at once (measured in the
      * failover test). The owner decides when to give up on the channel.
      */
+    /** Why this publisher was retired (see {@link #publish}); empty while it is in service. */
+    public Optional<String> retiredBecause() {
+        return Optional.ofNullable(retiredBecause);
+    }
+
     public int nackStreak() {
         return nackStreak.get();
     }
@@ -137,24 +155,68 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
 
     /**
      * Sends one message {@code mandatory} on the channel; the caller holds a window slot, which
-     * is returned when the message settles.
+     * is returned when the message settles. Its outcome reaches the listener exactly once, also
+     * when it is never sent: a message that cannot be encoded (see {@link MessageEncoding}) is
+     * reported {@code UNENCODABLE} at once, before a sequence number is taken.
+     *
+     * <p>If {@code basicPublish} throws anything but an I/O failure, the client may already have
+     * used a sequence number for a message the broker never saw, and every later confirm would be
+     * filed against the wrong message. The channel is then retired: this message fails, every
+     * other message in flight is handed back as {@link PublishListener#unknown unknown}, and the
+     * publisher takes nothing more ({@link #isOpen()} is false; open a new one).
      *
      * @throws IOException when the message could not be handed to the channel: it was not
      *     sent, its slot is returned, and the caller still owns it
      */
     public void publish(OutboundMessage message, T tag) throws IOException {
+        if (retiredBecause != null) {
+            window.release();
+            throw new IOException("publisher channel retired: " + retiredBecause);
+        }
+        Optional<String> unencodable = MessageEncoding.problem(message, frameMax, maxBodyBytes);
+        if (unencodable.isPresent()) {
+            try {
+                listener.failed(tag, ErrorCode.UNENCODABLE, unencodable.get());
+            } finally {
+                window.release();
+            }
+            return;
+        }
         long seq = channel.getNextPublishSeqNo();
         inFlight.put(seq, new InFlight<>(seq, tag, message.messageId(), System.nanoTime()));
         try {
             channel.basicPublish(message.exchange(), message.routingKey(), true, message.properties(), message.body());
         } catch (IOException | AlreadyClosedException e) {
-            if (inFlight.remove(seq) == null) {
+            // the client took a sequence number for this message before it failed to write it:
+            // a channel that somehow stayed open would now file every confirm one message late
+            InFlight<T> mine = inFlight.remove(seq);
+            retire("basicPublish failed: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            if (mine == null) {
                 // the channel's shutdown sweep got here first and has reported this message: it is
                 // settled, so the caller must not treat it as unsent (that would be two outcomes)
                 return;
             }
             window.release();
             throw e instanceof IOException io ? io : new IOException(e);
+        } catch (RuntimeException | Error e) {
+            LOG.error("basicPublish threw; retiring the channel", e);
+            InFlight<T> mine = inFlight.remove(seq);
+            retire("basicPublish threw " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            if (mine != null) {
+                try {
+                    // IllegalArgumentException is the client refusing to encode the message: it
+                    // will refuse it every time. Anything else may be transient.
+                    listener.failed(
+                            tag,
+                            e instanceof IllegalArgumentException ? ErrorCode.UNENCODABLE : ErrorCode.CHANNEL_ERROR,
+                            "the AMQP client refused it: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+                } finally {
+                    window.release();
+                }
+            }
+            // an Error ends here too: the message has its outcome and the channel is out of
+            // service; rethrowing would make the caller settle this message a second time
+            return;
         }
         if (closed) {
             // the channel died while we were writing: its shutdown sweep may have run before we
@@ -167,6 +229,43 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
                     window.release();
                 }
             }
+        }
+    }
+
+    /**
+     * Takes this channel out of service after {@code basicPublish} threw: nothing more is
+     * published on it, and every message still unsettled is handed back as unknown. Confirms
+     * already on their way could be filed against the wrong message if anything more were sent,
+     * so nothing is trusted past this point; the messages sent before the throw may well have
+     * reached the broker, and publishing them again is a duplicate consumers absorb.
+     */
+    private void retire(String why) {
+        retiredBecause = why;
+        closedByUs = true;
+        if (!inFlight.isEmpty()) {
+            LOG.warn("retiring publisher channel ({}); {} message(s) in flight handed back", why, inFlight.size());
+        }
+        List<InFlight<T>> unknown = new ArrayList<>();
+        synchronized (nackedAwaitingReturn) {
+            unknown.addAll(nackedAwaitingReturn.values());
+            nackedAwaitingReturn.clear();
+        }
+        Map.Entry<Long, InFlight<T>> e;
+        while ((e = inFlight.pollFirstEntry()) != null) {
+            unknown.add(e.getValue());
+        }
+        returned.clear();
+        for (InFlight<T> f : unknown) {
+            try {
+                listener.unknown(f.tag(), "in flight on a publisher channel retired after " + why);
+            } finally {
+                window.release();
+            }
+        }
+        try {
+            channel.abort();
+        } catch (IOException | RuntimeException closing) {
+            LOG.debug("aborting a retired publisher channel", closing);
         }
     }
 
@@ -260,7 +359,11 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
         }
     }
 
-    /** Reports first, then frees the slot: a free window means every outcome was handed on. */
+    /**
+     * Reports first, then frees the slot: a free window means every outcome was handed on. A
+     * listener that throws loses only its own message's report (its row goes back by lease
+     * recovery), never the reports of the messages settled by the same confirm frame.
+     */
     private void reportOnce(InFlight<T> f, Outcome outcome, Returned r) {
         try {
             switch (outcome) {
@@ -272,6 +375,8 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
                 case ACKED -> listener.confirmed(f.tag(), System.nanoTime() - f.sentNanos());
                 default -> listener.failed(f.tag(), ErrorCode.NACKED, "basic.nack from the broker");
             }
+        } catch (RuntimeException | Error e) {
+            LOG.error("the publish listener failed on the {} outcome of message {}", outcome, f.messageId(), e);
         } finally {
             window.release();
         }
@@ -285,7 +390,7 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
         resolveNacksWithoutReturn();
         ErrorCode code = FailureClassifier.classify(cause);
         String detail = FailureDescriptions.describe(cause);
-        boolean suspects = FailureClassifier.blamesADestination(code);
+        boolean suspects = FailureClassifier.blamesOneMessage(code);
         int n = 0;
         Map.Entry<Long, InFlight<T>> e;
         while ((e = inFlight.pollFirstEntry()) != null) {
@@ -392,9 +497,16 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
     /**
      * Publishes one message on a channel of its own and waits for its fate. Used to find which of
      * several suspects made the broker close a channel: the answer for this message alone is
-     * unambiguous.
+     * unambiguous. A message that cannot be encoded is answered {@code UNENCODABLE} without being
+     * sent; so is one the broker refuses with 406 PRECONDITION_FAILED on {@code basic.publish}
+     * (on RabbitMQ: a body over its {@code max_message_size}), which would be refused every time.
      */
-    public static SoloOutcome publishAlone(Connection connection, OutboundMessage message, Duration timeout) {
+    public static SoloOutcome publishAlone(
+            Connection connection, OutboundMessage message, Duration timeout, long maxBodyBytes) {
+        Optional<String> unencodable = MessageEncoding.problem(message, connection.getFrameMax(), maxBodyBytes);
+        if (unencodable.isPresent()) {
+            return new SoloOutcome(ErrorCode.UNENCODABLE, unencodable.get());
+        }
         Channel ch = null;
         try {
             ch = connection.createChannel();
@@ -430,6 +542,12 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
                 return new SoloOutcome(FailureClassifier.classify(sse), FailureDescriptions.describe(sse));
             }
             return new SoloOutcome(ErrorCode.CONNECTION_LOST, e.getClass().getSimpleName() + " " + e.getMessage());
+        } catch (IllegalArgumentException e) {
+            // the client refused to encode it after all (the channel is closed below, so its
+            // advanced sequence number cannot mislead anyone)
+            return new SoloOutcome(ErrorCode.UNENCODABLE, "the AMQP client refused it: " + e.getMessage());
+        } catch (RuntimeException e) {
+            return new SoloOutcome(ErrorCode.CHANNEL_ERROR, e.getClass().getSimpleName() + " " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new SoloOutcome(ErrorCode.CONNECTION_LOST, "interrupted while waiting for a confirm");

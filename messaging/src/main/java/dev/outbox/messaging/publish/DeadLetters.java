@@ -129,8 +129,9 @@ public final class DeadLetters {
                 slim.put(ORIGINAL_HEADERS_DROPPED, "the original headers and these exceed frame_max " + frameMax);
                 props = base.headers(slim).build();
             }
+            // no body limit of our own: this body was delivered by the broker, so it is within its limit
             return ConfirmPublisher.publishAlone(
-                    connection, new OutboundMessage("", deadLetterQueue, props, bytes), timeout);
+                    connection, new OutboundMessage("", deadLetterQueue, props, bytes), timeout, Long.MAX_VALUE);
         } catch (IOException | RuntimeException e) {
             // a closed connection or a header amqp-client cannot write: the caller keeps the message
             return new ConfirmPublisher.SoloOutcome(

@@ -19,4 +19,11 @@ public interface PublishListener<T> {
      * publishing each suspect alone ({@link ConfirmPublisher#publishAlone}).
      */
     void suspect(T tag, ErrorCode code, String detail);
+
+    /**
+     * The message was in flight on a channel the publisher had to retire (see {@link
+     * ConfirmPublisher#publish}); the broker may or may not have it. Not a failure of this message:
+     * publish it again, without counting an attempt.
+     */
+    void unknown(T tag, String detail);
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.rabbitmq.client.AMQP;
+import dev.outbox.kernel.outbox.ErrorCode;
 import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.kernel.outbox.OutboxStatus;
 import java.nio.charset.StandardCharsets;
@@ -110,6 +111,7 @@ class AmqpMessageMapperTest {
                 AmqpMessageMapper.Invalid.class,
                 AmqpMessageMapper.map(row("payment.captured", "{not json", "{}", null, null)));
         assertTrue(i.reason().startsWith("payload is not valid JSON"), i.reason());
+        assertEquals(ErrorCode.PAYLOAD_INVALID, i.code());
     }
 
     @Test

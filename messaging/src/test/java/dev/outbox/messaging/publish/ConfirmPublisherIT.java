@@ -2,13 +2,17 @@ package dev.outbox.messaging.publish;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.outbox.kernel.outbox.ErrorCode;
+import dev.outbox.testkit.RabbitAdmin;
 import dev.outbox.testkit.RecordingQueue;
+import dev.outbox.testkit.RequiresRabbitMq;
 import dev.outbox.testkit.TcpProxy;
 import dev.outbox.testkit.TestBroker;
 import java.time.Duration;
@@ -25,6 +29,7 @@ import org.junit.jupiter.api.Test;
 /** The confirm publisher against a real broker: what the broker decides, the broker decides here. */
 class ConfirmPublisherIT {
     private static final String EXCHANGE = "outbox.test.confirms";
+    private static final long MAX_BODY = 16 * 1024 * 1024;
     private final TestBroker broker = TestBroker.get();
     private Connection connection;
     private final Map<String, String> outcomes = new ConcurrentHashMap<>();
@@ -44,6 +49,11 @@ class ConfirmPublisherIT {
         @Override
         public void suspect(String tag, ErrorCode code, String detail) {
             record(tag, "SUSPECT " + code.name());
+        }
+
+        @Override
+        public void unknown(String tag, String detail) {
+            record(tag, "UNKNOWN");
         }
 
         private void record(String tag, String outcome) {
@@ -78,7 +88,7 @@ class ConfirmPublisherIT {
     @Test
     void everyMessageIsSettledExactlyOnceAcrossMultipleAcks() throws Exception {
         try (RecordingQueue q = broker.bindQueue(EXCHANGE, "routed")) {
-            ConfirmPublisher<String> p = ConfirmPublisher.open(connection, 64, listener);
+            ConfirmPublisher<String> p = ConfirmPublisher.open(connection, 64, MAX_BODY, listener);
             int n = 2_000;
             for (int i = 0; i < n; i++) {
                 assertTrue(p.acquireSlot(Duration.ofSeconds(5)));
@@ -98,7 +108,7 @@ class ConfirmPublisherIT {
     @Test
     void aReturnedMessageIsNeverReportedConfirmed() throws Exception {
         try (RecordingQueue q = broker.bindQueue(EXCHANGE, "routed")) {
-            ConfirmPublisher<String> p = ConfirmPublisher.open(connection, 16, listener);
+            ConfirmPublisher<String> p = ConfirmPublisher.open(connection, 16, MAX_BODY, listener);
             OutboundMessage good = message(EXCHANGE, "routed");
             OutboundMessage lost = message(EXCHANGE, "nobody.listens");
             for (OutboundMessage m : List.of(good, lost)) {
@@ -115,7 +125,7 @@ class ConfirmPublisherIT {
     @Test
     void aMissingExchangeClosesTheChannelAndMakesSuspectsThatIsolationResolves() throws Exception {
         try (RecordingQueue q = broker.bindQueue(EXCHANGE, "routed")) {
-            ConfirmPublisher<String> p = ConfirmPublisher.open(connection, 16, listener);
+            ConfirmPublisher<String> p = ConfirmPublisher.open(connection, 16, MAX_BODY, listener);
             OutboundMessage bad = message("outbox.test.no-such-exchange", "routed");
             p.acquireSlot(Duration.ofSeconds(1));
             p.publish(bad, bad.messageId());
@@ -127,16 +137,16 @@ class ConfirmPublisherIT {
             OutboundMessage good = message(EXCHANGE, "routed");
             assertEquals(
                     ErrorCode.EXCHANGE_NOT_FOUND,
-                    ConfirmPublisher.publishAlone(connection, bad, Duration.ofSeconds(5))
+                    ConfirmPublisher.publishAlone(connection, bad, Duration.ofSeconds(5), MAX_BODY)
                             .failure());
-            assertTrue(ConfirmPublisher.publishAlone(connection, good, Duration.ofSeconds(5))
+            assertTrue(ConfirmPublisher.publishAlone(connection, good, Duration.ofSeconds(5), MAX_BODY)
                     .confirmed());
             assertEquals(
                     good.messageId(), q.await(1, Duration.ofSeconds(5)).get(0).messageId());
             assertEquals(
                     ErrorCode.UNROUTABLE,
                     ConfirmPublisher.publishAlone(
-                                    connection, message(EXCHANGE, "nobody.listens"), Duration.ofSeconds(5))
+                                    connection, message(EXCHANGE, "nobody.listens"), Duration.ofSeconds(5), MAX_BODY)
                             .failure());
         }
     }
@@ -145,7 +155,7 @@ class ConfirmPublisherIT {
     void closingAChannelTheBrokerAlreadyClosedStillReportsEveryMessageInFlight() throws Exception {
         // the relay's publishing thread may notice the broker's close and close the channel itself
         // before the shutdown sweep ran: nothing in flight may be lost without a report
-        ConfirmPublisher<String> p = ConfirmPublisher.open(connection, 64, listener);
+        ConfirmPublisher<String> p = ConfirmPublisher.open(connection, 64, MAX_BODY, listener);
         List<String> ids = new java.util.ArrayList<>();
         OutboundMessage bad = message("outbox.test.no-such-exchange", "x");
         p.acquireSlot(Duration.ofSeconds(1));
@@ -175,7 +185,7 @@ class ConfirmPublisherIT {
             ConnectionFactory viaProxy = broker.connectionFactory();
             viaProxy.setUri(broker.uriVia(proxy.host(), proxy.port()));
             Connection stalled = viaProxy.newConnection("confirm-publisher-it-stalled");
-            ConfirmPublisher<String> p = ConfirmPublisher.open(stalled, 1_000, listener);
+            ConfirmPublisher<String> p = ConfirmPublisher.open(stalled, 1_000, MAX_BODY, listener);
             proxy.stall();
             List<String> ids = new ArrayList<>();
             for (int i = 0; i < 50; i++) { // few and small: they fit the socket buffers, publish never blocks
@@ -201,7 +211,7 @@ class ConfirmPublisherIT {
             viaProxy.setUri(broker.uriVia(proxy.host(), proxy.port()));
             Connection stalled = viaProxy.newConnection("confirm-publisher-it-expire");
             try {
-                ConfirmPublisher<String> p = ConfirmPublisher.open(stalled, 8, listener);
+                ConfirmPublisher<String> p = ConfirmPublisher.open(stalled, 8, MAX_BODY, listener);
                 proxy.stall();
                 assertTrue(p.acquireSlot(Duration.ofSeconds(1)));
                 OutboundMessage overdue = message(EXCHANGE, "routed");
@@ -227,6 +237,117 @@ class ConfirmPublisherIT {
             } finally {
                 stalled.abort(1_000);
             }
+        }
+    }
+
+    @Test
+    void theClientTakesASequenceNumberBeforeItRefusesAMessageAndKeepsTheChannelOpen() throws Exception {
+        // the library edge the publisher is built around (and FakeChannel models): after this,
+        // a map keyed by getNextPublishSeqNo() would file the broker's next ack one message late
+        try (Channel ch = connection.createChannel()) {
+            ch.confirmSelect();
+            assertEquals(1, ch.getNextPublishSeqNo());
+            AMQP.BasicProperties tooLong = new AMQP.BasicProperties.Builder()
+                    .messageId("m")
+                    .correlationId("c".repeat(256))
+                    .build();
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> ch.basicPublish(EXCHANGE, "routed", true, tooLong, new byte[0]));
+            assertEquals(2, ch.getNextPublishSeqNo(), "the number was used by a message the broker never saw");
+            AMQP.BasicProperties hugeInteger = new AMQP.BasicProperties.Builder()
+                    .messageId("m")
+                    .headers(Map.of("n", new java.math.BigInteger("18446744073709551616")))
+                    .build();
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> ch.basicPublish(EXCHANGE, "routed", true, hugeInteger, new byte[0]));
+            assertEquals(3, ch.getNextPublishSeqNo());
+            assertTrue(ch.isOpen(), "the channel stays open: nothing tells the publisher to stop");
+        }
+    }
+
+    @Test
+    void unencodableMessagesBetweenGoodOnesAreRefusedAndEveryGoodOneIsConfirmedAndDelivered() throws Exception {
+        try (RecordingQueue q = broker.bindQueue(EXCHANGE, "#")) {
+            ConfirmPublisher<String> p = ConfirmPublisher.open(connection, 16, MAX_BODY, listener);
+            List<OutboundMessage> good = new ArrayList<>();
+            List<OutboundMessage> bad = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                OutboundMessage m;
+                if (i % 3 == 1) {
+                    String id = UUID.randomUUID().toString();
+                    AMQP.BasicProperties.Builder b =
+                            new AMQP.BasicProperties.Builder().messageId(id).deliveryMode(2);
+                    if (i % 2 == 0) {
+                        b.correlationId("x".repeat(300));
+                    } else {
+                        b.headers(Map.of("huge", new java.math.BigInteger("18446744073709551616")));
+                    }
+                    m = new OutboundMessage(EXCHANGE, "routed", b.build(), "{}".getBytes());
+                    bad.add(m);
+                } else {
+                    m = message(EXCHANGE, "routed");
+                    good.add(m);
+                }
+                assertTrue(p.acquireSlot(Duration.ofSeconds(5)));
+                p.publish(m, m.messageId());
+            }
+            assertTrue(p.awaitSettled(Duration.ofSeconds(10)));
+            assertTrue(p.isOpen());
+            good.forEach(m -> assertEquals("CONFIRMED", outcomes.get(m.messageId())));
+            bad.forEach(m -> assertEquals("UNENCODABLE", outcomes.get(m.messageId())));
+            List<String> delivered = q.await(good.size(), Duration.ofSeconds(10)).stream()
+                    .map(TestBroker.Received::messageId)
+                    .toList();
+            assertEquals(good.stream().map(OutboundMessage::messageId).toList(), delivered);
+            p.close();
+        }
+    }
+
+    @Test
+    @RequiresRabbitMq(value = "RabbitMQ's max_message_size, lowered with rabbitmqctl eval", rabbitmqctl = true)
+    void aBodyOverTheBrokersLimitIsTheMessagesFaultAndNotItsNeighbours() throws Exception {
+        // the relay's own limit is set above the broker's here, as a misconfiguration would: the
+        // broker closes the channel (406 on basic.publish), every message in flight is a suspect,
+        // and isolation pins it on the one message, which will be refused every time
+        int brokerLimit = 64 * 1024;
+        String before = RabbitAdmin.run("eval", "application:get_env(rabbit, max_message_size).")
+                .trim();
+        RabbitAdmin.run("eval", "application:set_env(rabbit, max_message_size, " + brokerLimit + ").");
+        try (RecordingQueue q = broker.bindQueue(EXCHANGE, "routed")) {
+            Connection fresh = broker.connectionFactory().newConnection("confirm-publisher-it-size");
+            try {
+                ConfirmPublisher<String> p = ConfirmPublisher.open(fresh, 16, Long.MAX_VALUE, listener);
+                OutboundMessage big = new OutboundMessage(
+                        EXCHANGE,
+                        "routed",
+                        new AMQP.BasicProperties.Builder()
+                                .messageId(UUID.randomUUID().toString())
+                                .build(),
+                        new byte[brokerLimit + 1]);
+                p.acquireSlot(Duration.ofSeconds(1));
+                p.publish(big, big.messageId());
+                await().atMost(Duration.ofSeconds(10)).until(() -> outcomes.containsKey(big.messageId()));
+                assertEquals("SUSPECT UNENCODABLE", outcomes.get(big.messageId()));
+                ConfirmPublisher.SoloOutcome alone =
+                        ConfirmPublisher.publishAlone(fresh, big, Duration.ofSeconds(5), Long.MAX_VALUE);
+                assertEquals(ErrorCode.UNENCODABLE, alone.failure(), alone.detail());
+                assertEquals(
+                        ErrorCode.UNENCODABLE,
+                        ConfirmPublisher.publishAlone(fresh, big, Duration.ofSeconds(5), brokerLimit)
+                                .failure(),
+                        "with the limit configured right it is never sent at all");
+                assertTrue(ConfirmPublisher.publishAlone(
+                                fresh, message(EXCHANGE, "routed"), Duration.ofSeconds(5), MAX_BODY)
+                        .confirmed());
+                assertEquals(1, q.await(1, Duration.ofSeconds(5)).size(), "only the good message arrived");
+            } finally {
+                fresh.abort(1_000);
+            }
+        } finally {
+            String restore = before.startsWith("{ok,") ? before.substring(4, before.length() - 1) : "134217728";
+            RabbitAdmin.run("eval", "application:set_env(rabbit, max_message_size, " + restore + ").");
         }
     }
 }

@@ -30,7 +30,7 @@ class ConfirmPublisherTest {
 
     @BeforeEach
     void open() throws IOException {
-        publisher = ConfirmPublisher.open(broker.connection, 4, new PublishListener<>() {
+        publisher = ConfirmPublisher.open(broker.connection, 4, MAX_BODY, new PublishListener<>() {
             @Override
             public void confirmed(String tag, long confirmNanos) {
                 outcomes.add(tag + " confirmed");
@@ -45,7 +45,19 @@ class ConfirmPublisherTest {
             public void suspect(String tag, ErrorCode code, String detail) {
                 outcomes.add(tag + " suspect " + code);
             }
+
+            @Override
+            public void unknown(String tag, String detail) {
+                outcomes.add(tag + " unknown");
+            }
         });
+    }
+
+    static final int MAX_BODY = 1_000;
+
+    private static OutboundMessage message(String tag, AMQP.BasicProperties.Builder props, int bodyBytes) {
+        return new OutboundMessage(
+                "orders.events", "order.created", props.messageId("id-" + tag).build(), new byte[bodyBytes]);
     }
 
     private void send(String... tags) throws Exception {
@@ -167,6 +179,7 @@ class ConfirmPublisherTest {
                                 new byte[0]),
                         "x"));
         assertSame(refused, thrown);
+        assertFalse(publisher.isOpen(), "the client took a sequence number for it: the channel is retired");
         assertEquals(0, publisher.inFlightCount());
         assertEquals(4, publisher.availableSlots());
         assertEquals(List.of(), outcomes, "the caller still owns an unsent message: no outcome is reported");
@@ -194,5 +207,85 @@ class ConfirmPublisherTest {
         broker.ack(3, true);
         assertEquals(List.of(), outcomes, "abandoned messages are the owner's: no outcome is reported");
         assertEquals(4, publisher.availableSlots());
+    }
+
+    @Test
+    void aMessageTheClientCannotEncodeFailsBeforeItTakesASequenceNumberAndLaterConfirmsLandOnTheirOwn()
+            throws Exception {
+        send("a");
+        assertTrue(publisher.acquireSlot(Duration.ZERO));
+        publisher.publish(message("b", new AMQP.BasicProperties.Builder().correlationId("c".repeat(300)), 0), "b");
+        send("c");
+        assertEquals(List.of("id-a", "id-c"), broker.published, "b never reached the broker");
+        assertEquals(3, broker.nextSeqNo(), "b took no sequence number: client and broker still agree");
+        broker.ack(2, true); // the broker's tag 2 is c
+        assertEquals(List.of("b UNENCODABLE", "a confirmed", "c confirmed"), outcomes);
+        assertEquals(4, publisher.availableSlots());
+        assertTrue(publisher.isOpen(), "a refused message is no reason to give up the channel");
+    }
+
+    @Test
+    void everyLimitOfTheProtocolIsNamedInTheReason() throws Exception {
+        List<Object[]> cases = List.of(
+                new Object[] {new AMQP.BasicProperties.Builder().type("t".repeat(256)), 0, "property type"},
+                new Object[] {new AMQP.BasicProperties.Builder().correlationId("é".repeat(128)), 0, "correlationId"},
+                new Object[] {
+                    new AMQP.BasicProperties.Builder()
+                            .headers(java.util.Map.of("big", new java.math.BigInteger("18446744073709551616"))),
+                    0,
+                    "header 'big'"
+                },
+                new Object[] {
+                    new AMQP.BasicProperties.Builder().headers(java.util.Map.of("n".repeat(256), "v")), 0, "name"
+                },
+                new Object[] {
+                    new AMQP.BasicProperties.Builder()
+                            .headers(java.util.Map.of("dec", new java.math.BigDecimal("1e-300"))),
+                    0,
+                    "header 'dec'"
+                },
+                new Object[] {
+                    new AMQP.BasicProperties.Builder().headers(java.util.Map.of("h", "x".repeat(200_000))),
+                    0,
+                    "frame_max"
+                },
+                new Object[] {new AMQP.BasicProperties.Builder(), MAX_BODY + 1, "message size limit"});
+        for (Object[] c : cases) {
+            outcomes.clear();
+            assertTrue(publisher.acquireSlot(Duration.ZERO));
+            publisher.publish(message("x", (AMQP.BasicProperties.Builder) c[0], (Integer) c[1]), "x");
+            assertEquals(List.of("x UNENCODABLE"), outcomes, String.valueOf(c[2]));
+            assertEquals(4, publisher.availableSlots());
+        }
+        assertEquals(List.of(), broker.published);
+        assertEquals(1, broker.nextSeqNo());
+    }
+
+    @Test
+    void anythingBasicPublishThrowsRetiresTheChannelAndHandsBackWhatWasInFlight() throws Exception {
+        send("a", "b");
+        broker.failNextPublish(new IllegalStateException("something the checks did not foresee"));
+        assertTrue(publisher.acquireSlot(Duration.ZERO));
+        publisher.publish(message("c", new AMQP.BasicProperties.Builder(), 0), "c");
+        assertEquals(List.of("a unknown", "b unknown", "c CHANNEL_ERROR"), outcomes);
+        assertFalse(publisher.isOpen(), "nothing more may be sent where confirms could be filed a message late");
+        assertTrue(publisher.retiredBecause().isPresent());
+        broker.ack(2, true); // late confirms for a and b settle nothing a second time
+        assertEquals(3, outcomes.size());
+        assertEquals(4, publisher.availableSlots());
+        assertTrue(publisher.acquireSlot(Duration.ZERO));
+        assertThrows(
+                IOException.class, () -> publisher.publish(message("d", new AMQP.BasicProperties.Builder(), 0), "d"));
+        assertEquals(4, publisher.availableSlots());
+    }
+
+    @Test
+    void anEncodingRefusalTheChecksMissedParksTheMessageAndRetiresTheChannel() throws Exception {
+        send("a");
+        broker.failNextPublish(new IllegalArgumentException("Invalid value type: a future encoder rule"));
+        assertTrue(publisher.acquireSlot(Duration.ZERO));
+        publisher.publish(message("b", new AMQP.BasicProperties.Builder(), 0), "b");
+        assertEquals(List.of("a unknown", "b UNENCODABLE"), outcomes);
+        assertFalse(publisher.isOpen());
     }
 }

@@ -29,12 +29,12 @@ class FailureClassifierTest {
     @Test
     void theReplyTextIsIgnored() {
         assertEquals(ErrorCode.EXCHANGE_NOT_FOUND, FailureClassifier.classify(channelClose(404, "ACCESS_REFUSED")));
-        assertEquals(ErrorCode.CHANNEL_ERROR, FailureClassifier.classify(channelClose(406, "NOT_FOUND - no exchange")));
+        assertEquals(ErrorCode.CHANNEL_ERROR, FailureClassifier.classify(channelClose(405, "NOT_FOUND - no exchange")));
     }
 
     @Test
     void otherChannelErrorsAreRetryableChannelErrors() {
-        ErrorCode code = FailureClassifier.classify(channelClose(406, "PRECONDITION_FAILED"));
+        ErrorCode code = FailureClassifier.classify(channelClose(405, "RESOURCE_LOCKED"));
         assertEquals(ErrorCode.CHANNEL_ERROR, code);
         assertTrue(code.retryable());
     }
@@ -51,10 +51,26 @@ class FailureClassifierTest {
 
     @Test
     void destinationErrorsMakeSuspectsOthersDoNot() {
-        assertTrue(FailureClassifier.blamesADestination(ErrorCode.EXCHANGE_NOT_FOUND));
-        assertTrue(FailureClassifier.blamesADestination(ErrorCode.ACCESS_REFUSED));
-        assertFalse(FailureClassifier.blamesADestination(ErrorCode.CHANNEL_ERROR));
-        assertFalse(FailureClassifier.blamesADestination(ErrorCode.CONNECTION_LOST));
+        assertTrue(FailureClassifier.blamesOneMessage(ErrorCode.EXCHANGE_NOT_FOUND));
+        assertTrue(FailureClassifier.blamesOneMessage(ErrorCode.ACCESS_REFUSED));
+        assertTrue(FailureClassifier.blamesOneMessage(ErrorCode.UNENCODABLE));
+        assertFalse(FailureClassifier.blamesOneMessage(ErrorCode.CHANNEL_ERROR));
+        assertFalse(FailureClassifier.blamesOneMessage(ErrorCode.CONNECTION_LOST));
+    }
+
+    @Test
+    void aPreconditionFailedOnBasicPublishIsTheMessageItselfElsewhereAChannelError() {
+        ShutdownSignalException tooBig = new ShutdownSignalException(
+                false,
+                false,
+                new AMQImpl.Channel.Close(
+                        406, "PRECONDITION_FAILED - message size 2000 is larger than max size 1000", 60, 40),
+                null);
+        assertEquals(ErrorCode.UNENCODABLE, FailureClassifier.classify(tooBig));
+        assertFalse(ErrorCode.UNENCODABLE.retryable());
+        ShutdownSignalException onDeclare = new ShutdownSignalException(
+                false, false, new AMQImpl.Channel.Close(406, "PRECONDITION_FAILED - inequivalent arg", 50, 10), null);
+        assertEquals(ErrorCode.CHANNEL_ERROR, FailureClassifier.classify(onDeclare));
     }
 
     @Test
@@ -75,7 +91,11 @@ class FailureClassifierTest {
             assertTrue(c.retryable(), c + " is retried");
         }
         for (ErrorCode c : new ErrorCode[] {
-            ErrorCode.UNROUTABLE, ErrorCode.EXCHANGE_NOT_FOUND, ErrorCode.ACCESS_REFUSED, ErrorCode.PAYLOAD_INVALID
+            ErrorCode.UNROUTABLE,
+            ErrorCode.EXCHANGE_NOT_FOUND,
+            ErrorCode.ACCESS_REFUSED,
+            ErrorCode.PAYLOAD_INVALID,
+            ErrorCode.UNENCODABLE
         }) {
             assertFalse(c.retryable(), c + " is parked");
         }

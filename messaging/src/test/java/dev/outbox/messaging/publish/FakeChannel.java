@@ -7,6 +7,8 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ReturnListener;
 import com.rabbitmq.client.ShutdownListener;
 import com.rabbitmq.client.ShutdownSignalException;
+import com.rabbitmq.client.impl.AMQImpl;
+import com.rabbitmq.client.impl.Frame;
 import java.io.IOException;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
@@ -17,11 +19,21 @@ import java.util.List;
  * published and lets the test play the broker's frames (ack, nack, return, close) in any order,
  * on the test's own thread. Only the methods the publisher uses answer; any other call fails the
  * test, so the fake cannot silently diverge from what the publisher really does.
+ *
+ * <p>{@code basicPublish} does what amqp-client's {@code ChannelN} does, in its order: it takes
+ * the next publish sequence number first, then encodes the method and content-header frames with
+ * the client's own encoders (so a short string over 255 bytes or a header value without an AMQP
+ * type throws {@link IllegalArgumentException} here as it does there), checks the header frame
+ * against {@code frame_max}, and only then "sends". The broker numbers its confirms by what it
+ * received: {@link #published} in order, delivery tag = position + 1. A message the client
+ * refused therefore leaves the client's sequence one ahead of the broker's, exactly as on a real
+ * channel ({@code ConfirmPublisherIT} checks that against RabbitMQ).
  */
 final class FakeChannel {
     private long nextSeqNo = 1;
+    private int frameMax = 131_072;
     private boolean open = true;
-    private IOException failNextPublish;
+    private Exception failNextPublish;
     private ReturnListener onReturn;
     private ConfirmCallback onAck;
     private ConfirmCallback onNack;
@@ -34,13 +46,22 @@ final class FakeChannel {
             (proxy, method, args) -> switch (method.getName()) {
                 case "getNextPublishSeqNo" -> nextSeqNo;
                 case "basicPublish" -> {
+                    nextSeqNo++; // ChannelN takes the number before it encodes or writes anything
                     if (failNextPublish != null) {
-                        IOException e = failNextPublish;
+                        Exception e = failNextPublish;
                         failNextPublish = null;
                         throw e;
                     }
-                    published.add(((AMQP.BasicProperties) args[3]).getMessageId());
-                    nextSeqNo++;
+                    AMQP.BasicProperties props = (AMQP.BasicProperties) args[3];
+                    byte[] body = (byte[]) args[4];
+                    new AMQImpl.Basic.Publish(0, (String) args[0], (String) args[1], (Boolean) args[2], false)
+                            .toFrame(1);
+                    Frame header = props.toFrame(1, body.length);
+                    if (header.size() > frameMax) {
+                        throw new IllegalArgumentException(
+                                "Content headers exceeded max frame size: " + header.size() + " > " + frameMax);
+                    }
+                    published.add(props.getMessageId());
                     yield null;
                 }
                 case "addReturnListener" -> {
@@ -58,6 +79,10 @@ final class FakeChannel {
                 }
                 case "confirmSelect" -> null;
                 case "isOpen" -> open;
+                case "abort" -> {
+                    shutdown(new ShutdownSignalException(false, true, null, proxy));
+                    yield null;
+                }
                 case "close" -> {
                     shutdown(new ShutdownSignalException(false, true, null, proxy));
                     yield null;
@@ -73,12 +98,23 @@ final class FakeChannel {
             new Class<?>[] {Connection.class},
             (proxy, method, args) -> switch (method.getName()) {
                 case "createChannel" -> channel;
+                case "getFrameMax" -> frameMax;
                 case "toString" -> "FakeConnection";
                 default -> throw new UnsupportedOperationException("FakeConnection." + method.getName());
             });
 
-    void failNextPublish(IOException e) {
+    /** The next basicPublish throws {@code e} after taking its sequence number, as the client would. */
+    void failNextPublish(Exception e) {
         failNextPublish = e;
+    }
+
+    void frameMax(int bytes) {
+        frameMax = bytes;
+    }
+
+    /** The client's next publish sequence number: one ahead of the broker's count after a refusal. */
+    long nextSeqNo() {
+        return nextSeqNo;
     }
 
     void ack(long seq, boolean multiple) throws IOException {

@@ -1,6 +1,7 @@
 package dev.outbox.bench;
 
 import com.rabbitmq.client.Connection;
+import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.messaging.publish.AmqpMessageMapper;
 import dev.outbox.messaging.publish.ConfirmPublisher;
 import dev.outbox.messaging.publish.OutboundMessage;
@@ -70,7 +71,8 @@ final class BrokerCeiling {
     private static void publish(Connection connection, List<OutboundMessage> slice, int window)
             throws IOException, InterruptedException {
         Outcomes outcomes = new Outcomes();
-        ConfirmPublisher<String> p = ConfirmPublisher.open(connection, window, outcomes);
+        ConfirmPublisher<String> p =
+                ConfirmPublisher.open(connection, window, BrokerConfig.DEFAULT_MAX_MESSAGE_BYTES, outcomes);
         for (OutboundMessage m : slice) {
             if (!p.acquireSlot(Duration.ofSeconds(60))) {
                 throw new IllegalStateException("confirm window stayed full for 60 s");

@@ -2,6 +2,7 @@ package dev.outbox.bench;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Connection;
+import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.messaging.publish.ConfirmPublisher;
 import dev.outbox.messaging.publish.OutboundMessage;
 import java.nio.charset.StandardCharsets;
@@ -41,7 +42,8 @@ final class NaiveRelay {
                         "UPDATE message_outbox SET status = 'PUBLISHED', published_at = now() WHERE id = ?")) {
             // window 1: the seed's relay waits for each confirm before it sends the next message
             Outcomes outcomes = new Outcomes();
-            ConfirmPublisher<String> ch = ConfirmPublisher.open(amqp, 1, outcomes);
+            ConfirmPublisher<String> ch =
+                    ConfirmPublisher.open(amqp, 1, BrokerConfig.DEFAULT_MAX_MESSAGE_BYTES, outcomes);
             while (System.nanoTime() < deadline) {
                 int tick = 0;
                 try (ResultSet rs = select.executeQuery()) {

@@ -29,6 +29,11 @@ final class Outcomes implements PublishListener<String> {
         failed(messageId, code, detail);
     }
 
+    @Override
+    public void unknown(String messageId, String detail) {
+        failed(messageId, null, detail);
+    }
+
     long confirmed() {
         return confirmed.get();
     }

@@ -3,6 +3,7 @@ package dev.outbox.bench;
 import com.rabbitmq.client.Connection;
 import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.kernel.outbox.OutboxStatus;
+import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.messaging.publish.AmqpMessageMapper;
 import dev.outbox.messaging.publish.ConfirmPublisher;
 import dev.outbox.messaging.publish.OutboundMessage;
@@ -60,7 +61,8 @@ final class PlainRelay {
                     // the project's publisher, a window of one batch: only the relay and the messaging
                     // module talk to the channel (SinglePublisherArchTest's rule holds here too)
                     Outcomes outcomes = new Outcomes();
-                    ConfirmPublisher<String> ch = ConfirmPublisher.open(connections.get(t), BATCH, outcomes);
+                    ConfirmPublisher<String> ch = ConfirmPublisher.open(
+                            connections.get(t), BATCH, BrokerConfig.DEFAULT_MAX_MESSAGE_BYTES, outcomes);
                     long sent = 0;
                     while (published.get() < total) {
                         List<UUID> ids = new ArrayList<>(BATCH);

@@ -31,7 +31,14 @@ public enum ErrorCode {
      * The relay holding the lease died (its liveness lock was free); the row was given back due
      * now without counting the attempt.
      */
-    RELAY_DIED(true);
+    RELAY_DIED(true),
+    /**
+     * The row can never become an AMQP message: a property over the protocol's 255-byte limit, a
+     * header value the protocol cannot carry, headers over the connection's frame size, or a body
+     * over the broker's message size limit (also when the broker itself refuses the message with
+     * 406 on {@code basic.publish}). Found before a publish sequence number is taken; never retried.
+     */
+    UNENCODABLE(false);
 
     private final boolean retryable;
 

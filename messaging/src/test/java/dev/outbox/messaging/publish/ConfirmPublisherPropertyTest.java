@@ -1,0 +1,229 @@
+package dev.outbox.messaging.publish;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.rabbitmq.client.AMQP;
+import dev.outbox.kernel.outbox.ErrorCode;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+/**
+ * The publisher's one promise, over generated histories: a message is reported confirmed only if
+ * the broker acked <em>that</em> message. Histories interleave good messages, messages the client
+ * cannot encode (each limit of the protocol), surprises thrown from inside {@code basicPublish}
+ * after the client took its sequence number, and the broker's acks, nacks and returns in any
+ * order. {@link FakeChannel} numbers the broker's confirms by what it really received, as
+ * RabbitMQ does, so a publisher that keyed a refused message by its sequence number would see
+ * later confirms filed one message late, and this property would name the history.
+ */
+class ConfirmPublisherPropertyTest {
+
+    sealed interface Step permits Good, Poison, Surprise, Ack, Nack, Return {}
+
+    record Good() implements Step {}
+
+    record Poison(String kind) implements Step {}
+
+    record Surprise(boolean encodingRefusal) implements Step {}
+
+    /** Ack the broker tag at {@code fraction} of what it has received but not yet settled. */
+    record Ack(double fraction, boolean multiple) implements Step {}
+
+    record Nack(double fraction) implements Step {}
+
+    record Return(double fraction) implements Step {}
+
+    @Provide
+    Arbitrary<List<Step>> histories() {
+        Arbitrary<Step> step = Arbitraries.frequencyOf(
+                net.jqwik.api.Tuple.of(6, Arbitraries.just(new Good())),
+                net.jqwik.api.Tuple.of(
+                        2,
+                        Arbitraries.of(
+                                        "correlationId",
+                                        "type",
+                                        "routingKey",
+                                        "headerName",
+                                        "bigInteger",
+                                        "decimal",
+                                        "frame",
+                                        "body")
+                                .map(Poison::new)),
+                net.jqwik.api.Tuple.of(1, Arbitraries.of(true, false).map(Surprise::new)),
+                net.jqwik.api.Tuple.of(
+                        4,
+                        net.jqwik.api.Combinators.combine(
+                                        Arbitraries.doubles().between(0, 1), Arbitraries.of(true, false))
+                                .as(Ack::new)),
+                net.jqwik.api.Tuple.of(1, Arbitraries.doubles().between(0, 1).map(Nack::new)),
+                net.jqwik.api.Tuple.of(1, Arbitraries.doubles().between(0, 1).map(Return::new)));
+        return step.list().ofMinSize(1).ofMaxSize(60);
+    }
+
+    @Property(tries = 400)
+    void aConfirmIsOnlyEverReportedForTheMessageTheBrokerAcked(@ForAll("histories") List<Step> history)
+            throws Exception {
+        FakeChannel broker = new FakeChannel();
+        broker.frameMax(4_096);
+        Map<String, List<String>> outcomes = new ConcurrentHashMap<>();
+        PublishListener<String> listener = new PublishListener<>() {
+            @Override
+            public void confirmed(String tag, long confirmNanos) {
+                outcomes.computeIfAbsent(tag, k -> new ArrayList<>()).add("confirmed");
+            }
+
+            @Override
+            public void failed(String tag, ErrorCode code, String detail) {
+                outcomes.computeIfAbsent(tag, k -> new ArrayList<>()).add(code.name());
+            }
+
+            @Override
+            public void suspect(String tag, ErrorCode code, String detail) {
+                outcomes.computeIfAbsent(tag, k -> new ArrayList<>()).add("suspect");
+            }
+
+            @Override
+            public void unknown(String tag, String detail) {
+                outcomes.computeIfAbsent(tag, k -> new ArrayList<>()).add("unknown");
+            }
+        };
+        ConfirmPublisher<String> publisher = ConfirmPublisher.open(broker.connection, 1_000, 2_000, listener);
+
+        Set<Integer> brokerSettled = new HashSet<>();
+        Set<String> brokerAcked = new HashSet<>();
+        Set<String> poisoned = new HashSet<>();
+        Set<String> handedBack = new HashSet<>();
+        Map<String, String> tagOfId = new HashMap<>();
+        int n = 0;
+        for (Step step : history) {
+            if (step instanceof Good) {
+                String tag = "m" + n++;
+                send(publisher, tag, new AMQP.BasicProperties.Builder(), "k", 10, tagOfId, handedBack);
+            } else if (step instanceof Poison p) {
+                String tag = "m" + n++;
+                poisoned.add(tag);
+                AMQP.BasicProperties.Builder b = new AMQP.BasicProperties.Builder();
+                String key = "k";
+                int body = 10;
+                switch (p.kind()) {
+                    case "correlationId" -> b.correlationId("c".repeat(256));
+                    case "type" -> b.type("ü".repeat(128));
+                    case "routingKey" -> key = "r".repeat(256);
+                    case "headerName" -> b.headers(Map.of("h".repeat(256), 1));
+                    case "bigInteger" -> b.headers(Map.of("n", BigInteger.TWO.pow(64)));
+                    case "decimal" -> b.headers(Map.of("d", new java.math.BigDecimal("123456789012.5")));
+                    case "frame" -> b.headers(Map.of("big", "x".repeat(5_000)));
+                    default -> body = 2_001;
+                }
+                send(publisher, tag, b, key, body, tagOfId, handedBack);
+            } else if (step instanceof Surprise s) {
+                broker.failNextPublish(
+                        s.encodingRefusal()
+                                ? new IllegalArgumentException("Invalid value type: unforeseen")
+                                : new IllegalStateException("unforeseen"));
+                String tag = "m" + n++;
+                send(publisher, tag, new AMQP.BasicProperties.Builder(), "k", 10, tagOfId, handedBack);
+            } else if (step instanceof Ack a) {
+                int tag = pick(broker.published.size(), brokerSettled, a.fraction());
+                if (tag > 0) {
+                    for (int t = a.multiple() ? 1 : tag; t <= tag; t++) {
+                        if (brokerSettled.add(t)) {
+                            brokerAcked.add(broker.published.get(t - 1));
+                        }
+                    }
+                    broker.ack(tag, a.multiple());
+                }
+            } else if (step instanceof Nack k) {
+                int tag = pick(broker.published.size(), brokerSettled, k.fraction());
+                if (tag > 0 && brokerSettled.add(tag)) {
+                    broker.nack(tag, false);
+                }
+            } else if (step instanceof Return r) {
+                int tag = pick(broker.published.size(), brokerSettled, r.fraction());
+                if (tag > 0 && !brokerSettled.contains(tag)) {
+                    // RabbitMQ returns an unroutable message, then acks it
+                    broker.returnUnroutable(broker.published.get(tag - 1));
+                    brokerSettled.add(tag);
+                    broker.ack(tag, false);
+                }
+            }
+        }
+        // the broker settles everything else it received, and one more frame decides pending nacks
+        for (int t = 1; t <= broker.published.size(); t++) {
+            if (brokerSettled.add(t)) {
+                brokerAcked.add(broker.published.get(t - 1));
+                broker.ack(t, false);
+            }
+        }
+        broker.ack(broker.published.size() + 1L, false);
+
+        for (int i = 0; i < n; i++) {
+            String tag = "m" + i;
+            List<String> got = outcomes.getOrDefault(tag, List.of());
+            if (handedBack.contains(tag)) {
+                assertEquals(List.of(), got, tag + ": refused by a retired channel, the caller keeps it");
+                continue;
+            }
+            assertEquals(1, got.size(), tag + " is reported exactly once: " + got + " in " + history);
+            if (got.get(0).equals("confirmed")) {
+                assertTrue(
+                        brokerAcked.contains("id-" + tag),
+                        tag + " was reported confirmed though the broker never acked it; history " + history);
+            }
+            if (poisoned.contains(tag)) {
+                assertEquals(List.of("UNENCODABLE"), got, tag + " can never be sent");
+                assertTrue(!broker.published.contains("id-" + tag), tag + " never reached the broker");
+            }
+        }
+        assertEquals(1_000, publisher.availableSlots(), "every slot came back");
+    }
+
+    private static void send(
+            ConfirmPublisher<String> publisher,
+            String tag,
+            AMQP.BasicProperties.Builder props,
+            String routingKey,
+            int bodyBytes,
+            Map<String, String> tagOfId,
+            Set<String> handedBack)
+            throws InterruptedException {
+        assertTrue(publisher.acquireSlot(Duration.ZERO));
+        tagOfId.put("id-" + tag, tag);
+        try {
+            publisher.publish(
+                    new OutboundMessage(
+                            "orders.events",
+                            routingKey,
+                            props.messageId("id-" + tag).build(),
+                            new byte[bodyBytes]),
+                    tag);
+        } catch (IOException retired) {
+            handedBack.add(tag);
+        }
+    }
+
+    /** A broker tag not yet settled, chosen by {@code fraction}; 0 when there is none. */
+    private static int pick(int received, Set<Integer> settled, double fraction) {
+        List<Integer> open = new ArrayList<>();
+        for (int t = 1; t <= received; t++) {
+            if (!settled.contains(t)) {
+                open.add(t);
+            }
+        }
+        return open.isEmpty() ? 0 : open.get(Math.min(open.size() - 1, (int) (fraction * open.size())));
+    }
+}
