@@ -54,7 +54,7 @@ public final class Topology {
         for (QueueDeclaration q : topology.queues()) {
             Map<String, Object> arguments = queueArguments(q, type);
             channel.queueDeclare(q.name(), true, false, false, arguments);
-            channel.queueDeclare(q.deadLetterQueue(), true, false, false, typeOnly(arguments));
+            channel.queueDeclare(q.deadLetterQueue(), true, false, false, deadLetterArguments(q, arguments));
             for (QueueDeclaration.Binding b : q.bindings()) {
                 for (String key : b.routingKeys()) {
                     channel.queueBind(q.name(), b.exchange(), key);
@@ -65,10 +65,15 @@ public final class Topology {
 
     /**
      * A consumer queue's arguments: its file's, plus {@code x-queue-type} for a type other than
-     * classic. A file that sets
-     * {@code x-delivery-limit} (quorum queues: the broker drops a message delivered that many
-     * times) gets its dead-letter queue as the broker's dead-letter target, so a message the
-     * broker gives up on lands where the consumer's own poison handling puts it, never nowhere.
+     * classic. No broker default may drop a message: a quorum queue always gets an explicit
+     * {@code x-delivery-limit} (the file's {@code deliveryLimit}, default
+     * {@value QueueDeclaration#DEFAULT_DELIVERY_LIMIT}; RabbitMQ 4 would otherwise apply 20, 3.10
+     * none), and a queue with a delivery limit gets its dead-letter queue as the broker's
+     * dead-letter target, at-least-once (the broker keeps the message until the dead-letter
+     * queue has it; that strategy needs {@code x-overflow=reject-publish}, which without a length
+     * limit changes nothing else). What the broker gives up on lands where the consumer's own
+     * poison handling puts it. Classic queues get none of this: they have no delivery limit, and
+     * the embedded broker refuses RabbitMQ's arguments.
      */
     static Map<String, Object> queueArguments(QueueDeclaration q, QueueType type) {
         Map<String, Object> arguments = new LinkedHashMap<>(q.arguments());
@@ -77,16 +82,52 @@ public final class Topology {
             // versions (without the argument) equivalent, so an upgrade is not refused with 406
             arguments.putIfAbsent("x-queue-type", type.argument());
         }
+        boolean quorum = isQuorum(arguments);
+        if (quorum) {
+            arguments.putIfAbsent("x-delivery-limit", (long) q.deliveryLimit());
+        }
         if (arguments.containsKey("x-delivery-limit") && !arguments.containsKey("x-dead-letter-exchange")) {
             arguments.put("x-dead-letter-exchange", "");
             arguments.put("x-dead-letter-routing-key", q.deadLetterQueue());
+            if (quorum) {
+                arguments.putIfAbsent("x-dead-letter-strategy", "at-least-once");
+                arguments.putIfAbsent("x-overflow", "reject-publish");
+            }
         }
         return arguments;
     }
 
-    /** A dead-letter queue is of its queue's type, with no other argument. */
-    static Map<String, Object> typeOnly(Map<String, Object> queueArguments) {
+    /**
+     * A dead-letter queue is of its queue's type; a quorum one has an explicit, very high delivery
+     * limit (the file's {@code deadLetterDeliveryLimit}) and no target: it is the end of the line,
+     * where only an operator's inspections redeliver.
+     */
+    static Map<String, Object> deadLetterArguments(QueueDeclaration q, Map<String, Object> queueArguments) {
         Object type = queueArguments.get("x-queue-type");
-        return type == null ? Map.of() : Map.of("x-queue-type", type);
+        if (type == null) {
+            return Map.of();
+        }
+        if (isQuorum(queueArguments)) {
+            return Map.of("x-queue-type", type, "x-delivery-limit", (long) q.deadLetterDeliveryLimit());
+        }
+        return Map.of("x-queue-type", type);
+    }
+
+    /**
+     * The {@code x-delivery-limit} {@code queue} is declared with under {@code type}, if any: a
+     * consumer's own attempts must stay below it, or the broker dead-letters a failing message
+     * before the consumer has given up on it (without the consumer's reason).
+     */
+    public static java.util.OptionalLong deliveryLimitOf(String queue, QueueType type) {
+        return BrokerTopology.onClasspath()
+                .find(queue)
+                .map(q -> queueArguments(q, type).get("x-delivery-limit"))
+                .filter(Number.class::isInstance)
+                .map(n -> java.util.OptionalLong.of(((Number) n).longValue()))
+                .orElse(java.util.OptionalLong.empty());
+    }
+
+    private static boolean isQuorum(Map<String, Object> arguments) {
+        return QueueType.QUORUM.argument().equals(String.valueOf(arguments.get("x-queue-type")));
     }
 }

@@ -34,11 +34,13 @@ class TopologyIT {
     /**
      * Quorum: the queue and its dead-letter queue are quorum queues (deliveries carry
      * {@code x-delivery-count}, which classic queues never add), and declaring the same queue as
-     * classic afterwards is refused (406): the type of a queue cannot change in place.
+     * classic afterwards is refused (406): the type of a queue cannot change in place. The queue
+     * has its file's delivery limit (3 here) and its dead-letter queue as target: a message
+     * requeued past the limit is moved there by the broker, not dropped.
      */
     @Test
     @RequiresRabbitMq("quorum queues")
-    void quorumDeclaresQuorumQueuesThatCountDeliveries() throws Exception {
+    void quorumDeclaresQuorumQueuesThatCountDeliveriesAndDeadLetterPastTheirLimit() throws Exception {
         TestBroker broker = TestBroker.get();
         String dlq = Topology.deadLetterQueueOf(QUEUE);
         broker.deleteQueue(QUEUE);
@@ -50,12 +52,19 @@ class TopologyIT {
                     Topology.ORDERS_EXCHANGE, "order.shipped", true, null, "{}".getBytes(StandardCharsets.UTF_8)));
             Awaitility.await().until(() -> broker.messageCount(QUEUE) == 1);
             try (Channel ch = broker.connection().createChannel()) {
-                GetResponse first = ch.basicGet(QUEUE, false);
-                assertEquals(0L, ((Number) first.getProps().getHeaders().get("x-delivery-count")).longValue());
-                ch.basicNack(first.getEnvelope().getDeliveryTag(), false, true);
-                GetResponse second = Awaitility.await().until(() -> ch.basicGet(QUEUE, false), r -> r != null);
-                assertEquals(1L, ((Number) second.getProps().getHeaders().get("x-delivery-count")).longValue());
-                ch.basicAck(second.getEnvelope().getDeliveryTag(), false);
+                // delivered 1 + 3 times: the fourth requeue is past the limit of 3
+                for (long count = 0; count <= 3; count++) {
+                    GetResponse r = Awaitility.await().until(() -> ch.basicGet(QUEUE, false), x -> x != null);
+                    assertEquals(count, ((Number) r.getProps().getHeaders().get("x-delivery-count")).longValue());
+                    ch.basicNack(r.getEnvelope().getDeliveryTag(), false, true);
+                }
+                Awaitility.await("moved to the dead-letter queue, not dropped")
+                        .until(() -> broker.messageCount(dlq) == 1);
+                assertEquals(0, broker.messageCount(QUEUE));
+                GetResponse dead = ch.basicGet(dlq, true);
+                assertEquals(
+                        "delivery_limit",
+                        String.valueOf(dead.getProps().getHeaders().get("x-first-death-reason")));
             }
             IOException refused = assertThrows(IOException.class, () -> {
                 try (Connection c = broker.connectionFactory().newConnection("topology-it-classic");
@@ -64,11 +73,16 @@ class TopologyIT {
                 }
             });
             assertTrue(String.valueOf(refused.getCause()).contains("406"), String.valueOf(refused.getCause()));
-            try (Connection c = broker.connectionFactory().newConnection("topology-it-dlq");
-                    Channel ch = c.createChannel()) {
-                // passive: exists, and declaring it as a quorum queue again is accepted
-                ch.queueDeclare(dlq, true, false, false, Map.of("x-queue-type", "quorum"));
-            }
+            IOException older = assertThrows(IOException.class, () -> {
+                try (Connection c = broker.connectionFactory().newConnection("topology-it-dlq");
+                        Channel ch = c.createChannel()) {
+                    // as versions before issue 21 declared it: without a delivery limit
+                    ch.queueDeclare(dlq, true, false, false, Map.of("x-queue-type", "quorum"));
+                }
+            });
+            assertTrue(
+                    String.valueOf(older.getCause()).contains("x-delivery-limit"),
+                    "the upgrade the README describes: " + older.getCause());
         } finally {
             // the other tests of this vhost declare these queues classic
             broker.deleteQueue(QUEUE);

@@ -2,6 +2,7 @@ package dev.outbox.messaging;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.kernel.contract.MessageContract;
@@ -33,28 +34,71 @@ class TopologyTest {
     @Test
     void theSettingChoosesTheQueueTypeUnlessTheQueueFileNamesOne() {
         QueueDeclaration plain = new QueueDeclaration("q", "c", List.of(), Map.of(), "q.dlq");
-        assertEquals(Map.of("x-queue-type", "quorum"), Topology.queueArguments(plain, QueueType.QUORUM));
+        assertEquals("quorum", Topology.queueArguments(plain, QueueType.QUORUM).get("x-queue-type"));
         assertEquals(Map.of(), Topology.queueArguments(plain, QueueType.CLASSIC), "as earlier versions declared it");
 
         QueueDeclaration pinned = new QueueDeclaration("q", "c", List.of(), Map.of("x-queue-type", "classic"), "q.dlq");
-        assertEquals(
-                "classic", Topology.queueArguments(pinned, QueueType.QUORUM).get("x-queue-type"));
+        assertEquals(Map.of("x-queue-type", "classic"), Topology.queueArguments(pinned, QueueType.QUORUM));
     }
 
+    /** Issue 21: RabbitMQ 4 gives a quorum queue without a limit 20 deliveries, then drops the message. */
     @Test
-    void aDeliveryLimitDeadLettersIntoTheConsumersOwnDeadLetterQueue() {
-        QueueDeclaration limited = new QueueDeclaration("q", "c", List.of(), Map.of("x-delivery-limit", 50), "q.dlq");
+    void aQuorumQueueAlwaysHasAnExplicitDeliveryLimitAndItsDeadLetterQueueAsTarget() {
+        QueueDeclaration plain = new QueueDeclaration("q", "c", List.of(), Map.of(), "q.dlq");
+        Map<String, Object> quorum = Topology.queueArguments(plain, QueueType.QUORUM);
         assertEquals(
                 Map.of(
                         "x-queue-type", "quorum",
-                        "x-delivery-limit", 50,
+                        "x-delivery-limit", (long) QueueDeclaration.DEFAULT_DELIVERY_LIMIT,
                         "x-dead-letter-exchange", "",
-                        "x-dead-letter-routing-key", "q.dlq"),
-                Topology.queueArguments(limited, QueueType.QUORUM));
+                        "x-dead-letter-routing-key", "q.dlq",
+                        "x-dead-letter-strategy", "at-least-once",
+                        "x-overflow", "reject-publish"),
+                quorum);
+        assertEquals(
+                Map.of("x-queue-type", "quorum", "x-delivery-limit", (long)
+                        QueueDeclaration.DEFAULT_DEAD_LETTER_DELIVERY_LIMIT),
+                Topology.deadLetterArguments(plain, quorum),
+                "the dead-letter queue has no target, so a limit no inspection reaches");
+
+        QueueDeclaration configured = new QueueDeclaration("q", "c", List.of(), Map.of(), "q.dlq", 12, 345);
+        assertEquals(12L, Topology.queueArguments(configured, QueueType.QUORUM).get("x-delivery-limit"));
+        assertEquals(
+                345L,
+                Topology.deadLetterArguments(configured, Topology.queueArguments(configured, QueueType.QUORUM))
+                        .get("x-delivery-limit"));
+        assertEquals(Map.of(), Topology.deadLetterArguments(configured, Map.of()), "classic: nothing");
+    }
+
+    @Test
+    void aDeliveryLimitInTheFilesArgumentsWinsAndAnOwnTargetIsKept() {
+        QueueDeclaration limited = new QueueDeclaration("q", "c", List.of(), Map.of("x-delivery-limit", 50), "q.dlq");
+        assertEquals(50, Topology.queueArguments(limited, QueueType.QUORUM).get("x-delivery-limit"));
+        assertEquals("q.dlq", Topology.queueArguments(limited, QueueType.QUORUM).get("x-dead-letter-routing-key"));
 
         QueueDeclaration own = new QueueDeclaration(
                 "q", "c", List.of(), Map.of("x-delivery-limit", 50, "x-dead-letter-exchange", "elsewhere"), "q.dlq");
         assertEquals("elsewhere", Topology.queueArguments(own, QueueType.QUORUM).get("x-dead-letter-exchange"));
         assertFalse(Topology.queueArguments(own, QueueType.QUORUM).containsKey("x-dead-letter-routing-key"));
+    }
+
+    @Test
+    void aLimitThatWouldDropMessagesIsRefused() {
+        for (int bad : new int[] {0, -1}) {
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> new QueueDeclaration("q", "c", List.of(), Map.of(), "q.dlq", bad, 10));
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> new QueueDeclaration("q", "c", List.of(), Map.of(), "q.dlq", 10, bad));
+        }
+    }
+
+    @Test
+    void theDeliveryLimitOfADeclaredQueueIsWhatItsFileSaysWhenItIsAQuorumQueue() {
+        String queue = "topology-it.order-events"; // its file sets "deliveryLimit": 3
+        assertEquals(java.util.OptionalLong.of(3), Topology.deliveryLimitOf(queue, QueueType.QUORUM));
+        assertEquals(java.util.OptionalLong.empty(), Topology.deliveryLimitOf(queue, QueueType.CLASSIC));
+        assertEquals(java.util.OptionalLong.empty(), Topology.deliveryLimitOf("no-such-queue", QueueType.QUORUM));
     }
 }

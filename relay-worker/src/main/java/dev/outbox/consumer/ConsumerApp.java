@@ -6,6 +6,7 @@ import com.google.inject.Injector;
 import com.rabbitmq.client.Channel;
 import dev.outbox.config.ConfigurationException;
 import dev.outbox.config.HealthReport;
+import dev.outbox.config.Lifecycle;
 import dev.outbox.config.Settings;
 import dev.outbox.kernel.metrics.Metrics;
 import dev.outbox.messaging.BrokerConfig;
@@ -25,6 +26,7 @@ import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
 import org.apache.ibatis.session.SqlSessionFactory;
@@ -35,34 +37,51 @@ import org.slf4j.LoggerFactory;
  * The process around any consumer: database (migrated, MyBatis-Guice with the consumer's
  * mappers), broker session with reconnects, the topology declared on every connect, the
  * transactional dedupe runner around the registered handler, metrics and {@code /health/ready}
- * (ready only while the database answers and every consumer channel is subscribed). A consumer
- * brings a {@link ConsumerRegistration} and its handler; it copies none of this.
+ * (ready only while the database answers and every consumer channel is subscribed), all started
+ * and stopped through one {@link Lifecycle}. Every delivery is checked against the wire contract
+ * of the queue ({@link WireContract#forQueue}) before the handler sees it. A consumer brings a
+ * {@link ConsumerRegistration} and its handler; it copies none of this.
  */
 public final class ConsumerApp implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumerApp.class);
+
+    /**
+     * Starts the retention of the consumer's own tables, the last part to start. Package-private
+     * so a test can make it fail and see every part started before it stopped.
+     */
+    @FunctionalInterface
+    interface RetentionStart {
+        AutoCloseable start(RetentionSchedule schedule);
+    }
+
+    private static final RetentionStart START_RETENTION = schedule -> {
+        schedule.start();
+        return schedule;
+    };
+
     private final ConsumerRegistration registration;
-    private final Database database;
-    private final BrokerSession session;
+    private final Lifecycle started;
     private final ConsumerRunner runner;
     private final ProcessEndpoint endpoint;
-    private final RetentionSchedule retention;
 
     private ConsumerApp(
-            ConsumerRegistration registration,
-            Database database,
-            BrokerSession session,
-            ConsumerRunner runner,
-            ProcessEndpoint endpoint,
-            RetentionSchedule retention) {
+            ConsumerRegistration registration, Lifecycle started, ConsumerRunner runner, ProcessEndpoint endpoint) {
         this.registration = registration;
-        this.database = database;
-        this.session = session;
+        this.started = started;
         this.runner = runner;
         this.endpoint = endpoint;
-        this.retention = retention;
     }
 
     public static ConsumerApp start(Settings settings, ConsumerRegistration registration) {
+        return start(settings, registration, START_RETENTION);
+    }
+
+    /**
+     * Starts the parts in order (database, broker session and runner, HTTP endpoint, retention),
+     * each recorded in one {@link Lifecycle}: if a later part fails to start, the earlier ones are
+     * stopped, newest first, and the failure is thrown; {@link #close} stops them the same way.
+     */
+    static ConsumerApp start(Settings settings, ConsumerRegistration registration, RetentionStart startRetention) {
         String name = registration.name();
         String prefix = registration.settingsPrefix();
         String dbUrl = settings.optional("OUTBOX_DB_URL")
@@ -73,8 +92,15 @@ public final class ConsumerApp implements AutoCloseable {
         int httpPort = settings.integer("OUTBOX_" + prefix + "_HTTP_PORT", registration.defaultHttpPort(), -1, 65_535);
         String httpHost = settings.string("OUTBOX_" + prefix + "_HTTP_HOST", "0.0.0.0");
         RetentionPolicy retentionPolicy = RetentionPolicy.from(settings);
-        Database database = Database.start(
-                DatabaseConfig.from(settings, dbUrl, "outbox-" + name), settings.bool("OUTBOX_DB_MIGRATE", true));
+        BrokerConfig brokerConfig = BrokerConfig.from(settings, amqpUri, "outbox-" + name);
+        requireAttemptsBelowTheDeliveryLimit(prefix, registration.queue(), consumer, brokerConfig);
+        WireContract contract = WireContract.forQueue(registration.queue());
+        Lifecycle started = new Lifecycle(name + " consumer");
+        Database database = started.add(
+                "database",
+                Database.start(
+                        DatabaseConfig.from(settings, dbUrl, "outbox-" + name),
+                        settings.bool("OUTBOX_DB_MIGRATE", true)));
         try {
             Injector injector = Guice.createInjector(
                     database.module(registration.mappers().toArray(Class<?>[]::new)), new AbstractModule() {
@@ -85,10 +111,10 @@ public final class ConsumerApp implements AutoCloseable {
                     });
             ConsumerRunner runner = ConsumerRunner.transactional(
                     consumer,
+                    contract,
                     injector.getInstance(IdempotentProcessor.class),
                     injector.getInstance(registration.handler()),
                     injector.getInstance(FailureCounter.class));
-            BrokerConfig brokerConfig = BrokerConfig.from(settings, amqpUri, "outbox-" + name);
             BrokerSession session = new BrokerSession(
                     brokerConfig,
                     new ExponentialBackoff(Duration.ofMillis(500), Duration.ofSeconds(30)),
@@ -107,21 +133,27 @@ public final class ConsumerApp implements AutoCloseable {
                     .strongReference(true)
                     .register(registry);
             session.start();
+            started.add("broker session", session);
+            // stopped before the session: its channels close while the connection is still there
+            started.add("consumer runner", runner);
             ProcessEndpoint endpoint = null;
             if (httpPort >= 0) {
                 try {
-                    endpoint = ProcessEndpoint.start(
-                            httpHost, httpPort, registry, () -> true, () -> readiness(database, session, runner));
+                    endpoint = started.add(
+                            "HTTP endpoint",
+                            ProcessEndpoint.start(
+                                    httpHost,
+                                    httpPort,
+                                    registry,
+                                    () -> true,
+                                    () -> readiness(database, session, runner)));
                 } catch (IOException e) {
-                    runner.close();
-                    session.close();
                     throw new UncheckedIOException("cannot open the " + name + " consumer's HTTP port " + httpPort, e);
                 }
                 LOG.info("{} consumer metrics and health on http://{}:{}/metrics", name, httpHost, endpoint.port());
             }
-            RetentionSchedule retention = null;
             if (retentionPolicy.enabled() && !registration.retention().isEmpty()) {
-                retention = new RetentionSchedule(
+                RetentionSchedule retention = new RetentionSchedule(
                         name,
                         new RetentionRun(
                                 injector.getInstance(DataSource.class),
@@ -130,18 +162,35 @@ public final class ConsumerApp implements AutoCloseable {
                                 registration.retention()),
                         retentionPolicy,
                         registry);
-                retention.start();
+                started.add("retention", startRetention.start(retention));
             }
             LOG.info(
-                    "{} consumer started on {} (prefetch {}, {} channel(s))",
+                    "{} consumer started on {} (prefetch {}, {} channel(s)); it accepts {}",
                     name,
                     registration.queue(),
                     consumer.prefetch(),
-                    consumer.channels());
-            return new ConsumerApp(registration, database, session, runner, endpoint, retention);
-        } catch (RuntimeException e) {
-            database.close();
+                    consumer.channels(),
+                    contract.describe());
+            return new ConsumerApp(registration, started, runner, endpoint);
+        } catch (RuntimeException | Error e) {
+            LOG.error("{} consumer failed to start; stopping the {} part(s) already started", name, started.size());
+            started.close();
             throw e;
+        }
+    }
+
+    /**
+     * On a quorum queue the broker dead-letters a message delivered {@code x-delivery-limit}
+     * times, without the consumer's reason: the consumer must give up first.
+     */
+    private static void requireAttemptsBelowTheDeliveryLimit(
+            String prefix, String queue, ConsumerSettings consumer, BrokerConfig broker) {
+        OptionalLong limit = Topology.deliveryLimitOf(queue, broker.queueType());
+        if (limit.isPresent() && consumer.maxAttempts() >= limit.getAsLong()) {
+            throw new ConfigurationException("OUTBOX_" + prefix + "_MAX_ATTEMPTS " + consumer.maxAttempts()
+                    + " must be below the delivery limit " + limit.getAsLong() + " of the quorum queue " + queue
+                    + " (deliveryLimit in its topology file), or the broker dead-letters a failing message before the"
+                    + " consumer gives up on it");
         }
     }
 
@@ -171,24 +220,17 @@ public final class ConsumerApp implements AutoCloseable {
 
     @Override
     public void close() {
-        if (retention != null) {
-            retention.close();
-        }
-        if (endpoint != null) {
-            endpoint.close();
-        }
-        runner.close();
-        session.close();
-        database.close();
+        started.close();
         LOG.info(
                 "{} consumer stopped: applied={} (+{} held, applied later) duplicates={} stale={} failures={}"
-                        + " dead-lettered={}",
+                        + " dead-lettered={} contract-violations={}",
                 registration.name(),
                 runner.applied(),
                 runner.heldApplied(),
                 runner.duplicates(),
                 runner.stale(),
                 runner.failures(),
-                runner.deadLettered());
+                runner.deadLettered(),
+                runner.contractViolations());
     }
 }

@@ -21,11 +21,15 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,19 +46,25 @@ import org.slf4j.MDC;
  *   <li>{@link #atMostOnce}: the effect is outside the database ({@link SideEffectGuard}).
  * </ul>
  *
- * Failures: a database outage ({@link DatabaseUnavailableException}) requeues without counting;
- * any other failure, a statement the reachable database refused (timeout, out of memory) or a
+ * Every delivery is first checked against the wire contract of the queue ({@link WireContract}):
+ * one that breaks it goes to the dead-letter queue at once, the rule it broke in the reason and
+ * counted per rule ({@code outbox_consumer_contract_violations_total{rule}}); no handler sees it.
+ *
+ * <p>Failures: a database outage ({@link DatabaseUnavailableException}) is waited out with the
+ * delivery in hand, unacked, and tried again until the database answers: it is neither counted
+ * nor requeued, because every requeue raises a quorum queue's delivery count towards its
+ * {@code x-delivery-limit} (see {@link #untilTheDatabaseAnswers}); any other failure, a statement the reachable database refused (timeout, out of memory) or a
  * concurrency conflict included, is counted (in its own transaction) and requeued after a pause,
  * until {@code maxAttempts}, when the message goes to the dead-letter queue with the reason; a
- * {@link NonRetryableMessageException} or a delivery that breaks the wire contract goes there at
- * once. A poison message never loops for ever. A held successor is applied after its predecessor
+ * {@link NonRetryableMessageException} goes there at once. A poison message never loops for ever. A held successor is applied after its predecessor
  * committed, in a transaction of its own, and a held message that fails goes to the dead-letter
  * queue itself; its predecessor stays applied.
  *
  * <p>Nothing leaves the delivery callback: amqp-client closes a channel whose consumer throws,
  * and that would silently leave the queue without consumers. What escapes the handling above is
  * caught at the callback, counted ({@link #deliveryErrors}) and the delivery dead-lettered with
- * the reason. A channel that closes or a consumer the broker cancels (its queue was deleted, for
+ * the reason. The recovery timer catches everything its tasks throw, {@link Error}s included,
+ * counts it and carries on. A channel that closes or a consumer the broker cancels (its queue was deleted, for
  * example) is reopened and resubscribed with backoff for as long as the connection lives; a new
  * connection restarts everything through {@link #start}. {@link #isConsuming} says whether every
  * channel is consuming right now.
@@ -63,10 +73,31 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumerRunner.class);
     private static final ExponentialBackoff RESUBSCRIBE =
             new ExponentialBackoff(Duration.ofMillis(200), Duration.ofSeconds(5));
+    /** Between tries of a delivery while the database is away: soon after a blip, every 5 s in a long outage. */
+    private static final ExponentialBackoff DATABASE_WAIT =
+            new ExponentialBackoff(Duration.ofMillis(250), Duration.ofSeconds(5));
 
     @FunctionalInterface
     private interface Step {
         IdempotentProcessor.Outcome run(InboundMessage message) throws Exception;
+    }
+
+    /** Work that may meet a database outage, tried again until it gets past it. */
+    @FunctionalInterface
+    private interface DatabaseWork<T, X extends Exception> {
+        T run() throws X;
+    }
+
+    /**
+     * The delivery's channel closed, or the runner is stopping, while the delivery waited for the
+     * database: it is left unacked, and the broker gives it to a consumer again.
+     */
+    private static final class Abandoned extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Abandoned() {
+            super(null, null, false, false);
+        }
     }
 
     /** A held message could not be moved to the dead-letter queue: the delivery that found it is requeued. */
@@ -91,6 +122,7 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
     }
 
     private final ConsumerSettings settings;
+    private final WireContract contract;
     private final Step step;
     private final IdempotentProcessor processor;
     private final MessageHandler handler;
@@ -99,6 +131,8 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
     private final ScheduledExecutorService recovery;
     private volatile Connection connection;
     private volatile boolean closed;
+    /** Counted down by {@link #close}: a pause between tries ends at once when the runner stops. */
+    private final CountDownLatch closing = new CountDownLatch(1);
 
     private final LongAdder applied = new LongAdder();
     private final LongAdder heldApplied = new LongAdder();
@@ -110,18 +144,27 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
     private final LongAdder requeued = new LongAdder();
     private final LongAdder deliveryErrors = new LongAdder();
     private final LongAdder channelReopens = new LongAdder();
+    private final LongAdder recoveryErrors = new LongAdder();
+    private final LongAdder databaseWaits = new LongAdder();
+    private final AtomicInteger waitingForDatabase = new AtomicInteger();
+    private final Map<WireContract.Rule, LongAdder> violations = new EnumMap<>(WireContract.Rule.class);
 
     private ConsumerRunner(
             ConsumerSettings settings,
+            WireContract contract,
             Step step,
             IdempotentProcessor processor,
             MessageHandler handler,
             FailureCounter failures) {
         this.settings = settings;
+        this.contract = contract;
         this.step = step;
         this.processor = processor;
         this.handler = handler;
         this.failures = failures;
+        for (WireContract.Rule rule : WireContract.Rule.values()) {
+            violations.put(rule, new LongAdder());
+        }
         this.slots = new Slot[settings.channels()];
         for (int i = 0; i < slots.length; i++) {
             slots[i] = new Slot(i);
@@ -133,11 +176,24 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         });
     }
 
-    /** The effect runs in the dedupe transaction: exactly once in effect, in aggregate order. */
+    /**
+     * The effect runs in the dedupe transaction: exactly once in effect, in aggregate order. The
+     * deliveries must honour the contracts the queue's topology file binds ({@link WireContract#forQueue}).
+     */
     public static ConsumerRunner transactional(
             ConsumerSettings settings, IdempotentProcessor processor, MessageHandler handler, FailureCounter failures) {
+        return transactional(settings, WireContract.forQueue(settings.queue()), processor, handler, failures);
+    }
+
+    /** {@link #transactional(ConsumerSettings, IdempotentProcessor, MessageHandler, FailureCounter)} under {@code contract}. */
+    public static ConsumerRunner transactional(
+            ConsumerSettings settings,
+            WireContract contract,
+            IdempotentProcessor processor,
+            MessageHandler handler,
+            FailureCounter failures) {
         return new ConsumerRunner(
-                settings, m -> processor.process(settings.name(), m, handler), processor, handler, failures);
+                settings, contract, m -> processor.process(settings.name(), m, handler), processor, handler, failures);
     }
 
     /**
@@ -151,8 +207,20 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
             String effectName,
             ExternalEffect effect,
             FailureCounter failures) {
+        return atMostOnce(settings, WireContract.forQueue(settings.queue()), guard, effectName, effect, failures);
+    }
+
+    /** {@link #atMostOnce(ConsumerSettings, SideEffectGuard, String, ExternalEffect, FailureCounter)} under {@code contract}. */
+    public static ConsumerRunner atMostOnce(
+            ConsumerSettings settings,
+            WireContract contract,
+            SideEffectGuard guard,
+            String effectName,
+            ExternalEffect effect,
+            FailureCounter failures) {
         return new ConsumerRunner(
                 settings,
+                contract,
                 m -> {
                     if (!guard.begin(settings.name(), m.messageId(), effectName)) {
                         return IdempotentProcessor.Outcome.of(IdempotentProcessor.Result.DUPLICATE);
@@ -283,21 +351,42 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                 Duration.ZERO);
     }
 
-    private void schedule(Runnable task, Duration delay) {
+    /**
+     * Runs a recovery task on the recovery thread. Whatever the task throws, an {@link Error}
+     * included, is caught here, counted ({@link #recoveryErrors}) and logged: an uncaught throw
+     * would end only this task, silently, and leave its slot without a channel for good, so the
+     * slot's channel is looked at again after a pause.
+     */
+    void schedule(Runnable task, Duration delay) {
         try {
-            recovery.schedule(
-                    () -> {
-                        try {
-                            task.run();
-                        } catch (RuntimeException e) {
-                            LOG.error("consumer {}: channel recovery failed; trying again", settings.name(), e);
-                            deliveryErrors.increment();
-                        }
-                    },
-                    delay.toMillis(),
-                    TimeUnit.MILLISECONDS);
+            recovery.schedule(() -> runRecovery(task), delay.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             LOG.debug("consumer {} closed: no more recovery", settings.name());
+        }
+    }
+
+    private void runRecovery(Runnable task) {
+        try {
+            task.run();
+        } catch (Throwable t) { // NOPMD: the recovery thread must outlive whatever a task throws
+            recoveryErrors.increment();
+            LOG.error("consumer {}: channel recovery failed ({}); looking again", settings.name(), describe(t), t);
+            if (!closed) {
+                schedule(this::reopenLostSlots, RESUBSCRIBE.ceiling(3));
+            }
+        }
+    }
+
+    /** Opens a channel for every slot left without one (after a recovery task failed half-way). */
+    private void reopenLostSlots() {
+        Connection c = connection;
+        if (c == null) {
+            return;
+        }
+        for (Slot slot : slots) {
+            if (slot.channel == null) {
+                reopen(slot, c);
+            }
         }
     }
 
@@ -392,23 +481,36 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         long tag = delivery.getEnvelope().getDeliveryTag();
         InboundMessage message;
         try {
-            message = InboundMessage.parse(delivery);
-        } catch (InboundMessage.MalformedMessageException e) {
-            deadLetter(
-                    ch, delivery, delivery.getProperties().getMessageId(), "malformed delivery: " + e.getMessage(), 1);
+            message = contract.check(delivery);
+        } catch (WireContract.Violation v) {
+            violations.get(v.rule()).increment();
+            deadLetter(ch, delivery, delivery.getProperties().getMessageId(), v.reason(), 1);
             return;
         }
         MDC.put("message_id", message.messageId());
         MDC.put("aggregate_id", String.valueOf(message.aggregateId()));
         MDC.put("correlation_id", String.valueOf(message.correlationId()));
+        try {
+            process(ch, delivery, message);
+        } catch (Abandoned e) {
+            LOG.info(
+                    "consumer {}: message_id={} left unacked while the database was away ({}); the broker delivers it"
+                            + " again",
+                    settings.name(),
+                    message.messageId(),
+                    closed ? "the consumer is stopping" : "its channel closed");
+        }
+    }
+
+    private void process(Channel ch, Delivery delivery, InboundMessage message) throws IOException, Abandoned {
+        long tag = delivery.getEnvelope().getDeliveryTag();
         IdempotentProcessor.Outcome outcome;
         try {
-            outcome = step.run(message);
+            outcome = untilTheDatabaseAnswers(ch, message.messageId(), () -> step.run(message));
+        } catch (Abandoned e) {
+            throw e;
         } catch (NonRetryableMessageException e) {
             deadLetter(ch, delivery, message.messageId(), describe(e), 1);
-            return;
-        } catch (DatabaseUnavailableException e) {
-            databaseAway(ch, tag, message.messageId(), e);
             return;
         } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
             // a handler's bug is the message's failure: counted, retried, then dead-lettered
@@ -417,11 +519,11 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         }
         if (outcome.successorHeld()) {
             try {
-                applyHeldSuccessors(message.aggregateType(), message.aggregateId());
-            } catch (DatabaseUnavailableException e) {
-                // this message committed; its redelivery is a duplicate that finds the successors again
-                databaseAway(ch, tag, message.messageId(), e);
-                return;
+                // this message committed: its successors are tried until the database lets them be
+                untilTheDatabaseAnswers(ch, message.messageId(), () -> {
+                    applyHeldSuccessors(message.aggregateType(), message.aggregateId());
+                    return null;
+                });
             } catch (DataAccessException e) {
                 if (successorsNotApplied(ch, tag, message, e)) {
                     return;
@@ -438,6 +540,57 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         }
         ch.basicAck(tag, false);
         count(outcome);
+    }
+
+    /**
+     * Runs {@code work} until it gets past a database outage. While the database is away the
+     * delivery stays in hand, unacked, and the work is tried again after a pause (250 ms growing
+     * to 5 s). It is never requeued for an outage: a requeue raises a quorum queue's
+     * {@code x-delivery-count}, and a long outage would spend the queue's {@code x-delivery-limit}
+     * on good messages. The channel's later deliveries wait behind this one (prefetch bounds
+     * them), so nothing is consumed while the database is away. If the channel closes or the
+     * runner stops meanwhile, the delivery is abandoned to the broker, which redelivers it.
+     */
+    private <T, X extends Exception> T untilTheDatabaseAnswers(Channel ch, String messageId, DatabaseWork<T, X> work)
+            throws X, Abandoned {
+        int waits = 0;
+        try {
+            while (true) {
+                try {
+                    T result = work.run();
+                    if (waits > 0) {
+                        LOG.info(
+                                "consumer {}: the database answers again; message_id={} went on after {} tries",
+                                settings.name(),
+                                messageId,
+                                waits + 1);
+                    }
+                    return result;
+                } catch (DatabaseUnavailableException e) {
+                    if (waits == 0) {
+                        waitingForDatabase.incrementAndGet();
+                        LOG.warn(
+                                "consumer {} cannot reach the database ({}); message_id={} is held unacked and tried"
+                                        + " again until it answers",
+                                settings.name(),
+                                e.getMessage(),
+                                messageId);
+                    }
+                    databaseWaits.increment();
+                    if (closed || !ch.isOpen()) {
+                        throw new Abandoned();
+                    }
+                    pause(DATABASE_WAIT.delay(waits++));
+                    if (closed || !ch.isOpen()) {
+                        throw new Abandoned();
+                    }
+                }
+            }
+        } finally {
+            if (waits > 0) {
+                waitingForDatabase.decrementAndGet();
+            }
+        }
     }
 
     /**
@@ -497,16 +650,16 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
      * @return true when the delivery was given back to the broker
      */
     private boolean successorsNotApplied(Channel ch, long tag, InboundMessage message, DataAccessException e)
-            throws IOException {
+            throws IOException, Abandoned {
         deliveryErrors.increment();
         String reason = describe(e);
         if (e.isTransient()) {
             int attempts;
             try {
-                attempts = failures.failed(settings.name(), message.messageId(), "held successors: " + reason);
-            } catch (DatabaseUnavailableException again) {
-                databaseAway(ch, tag, message.messageId(), again);
-                return true;
+                attempts = untilTheDatabaseAnswers(
+                        ch,
+                        message.messageId(),
+                        () -> failures.failed(settings.name(), message.messageId(), "held successors: " + reason));
             } catch (DataAccessException again) {
                 attempts = settings.maxAttempts();
             }
@@ -609,17 +762,6 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                 message.aggregateVersion() - 1);
     }
 
-    private void databaseAway(Channel ch, long tag, String messageId, DatabaseUnavailableException e)
-            throws IOException {
-        // the database is away: not the message's fault, do not count it
-        LOG.warn(
-                "consumer {} cannot reach the database ({}); message_id={} requeued",
-                settings.name(),
-                e.getMessage(),
-                messageId);
-        requeue(ch, tag, settings.retryDelay().multipliedBy(5));
-    }
-
     private void requeue(Channel ch, long tag, Duration after) throws IOException {
         pause(after);
         ch.basicNack(tag, false, true);
@@ -627,12 +769,13 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
     }
 
     private void failedAttempt(Channel ch, Delivery delivery, InboundMessage message, Throwable cause)
-            throws IOException {
+            throws IOException, Abandoned {
         failed.increment();
         String reason = describe(cause);
         int attempts;
         try {
-            attempts = failures.failed(settings.name(), message.messageId(), reason);
+            attempts = untilTheDatabaseAnswers(
+                    ch, message.messageId(), () -> failures.failed(settings.name(), message.messageId(), reason));
         } catch (DataAccessException e) {
             if (!e.isTransient()) {
                 // it cannot be counted, so it could not be bounded: it never loops, it goes now
@@ -749,13 +892,14 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         }
     }
 
-    private static void pause(Duration d) {
+    /** Waits {@code d}, or less when the runner stops meanwhile. */
+    private void pause(Duration d) {
         if (d.isZero()) {
             return;
         }
         try {
             // a requeued message comes straight back: without a pause a failure becomes a hot loop
-            Thread.sleep(d.toMillis());
+            closing.await(d.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -824,6 +968,36 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         return channelReopens.sum();
     }
 
+    /** Throwables caught on the recovery thread (each followed by another look at the channels). */
+    public long recoveryErrors() {
+        return recoveryErrors.sum();
+    }
+
+    /** Tries of a delivery that found the database away (each followed by a pause, never a requeue). */
+    public long databaseWaits() {
+        return databaseWaits.sum();
+    }
+
+    /** Deliveries held unacked right now until the database answers. */
+    public int waitingForDatabase() {
+        return waitingForDatabase.get();
+    }
+
+    /** Deliveries dead-lettered for breaking {@code rule} of the wire contract. */
+    public long contractViolations(WireContract.Rule rule) {
+        return violations.get(rule).sum();
+    }
+
+    /** Deliveries dead-lettered for breaking the wire contract, any rule. */
+    public long contractViolations() {
+        return violations.values().stream().mapToLong(LongAdder::sum).sum();
+    }
+
+    /** The contract deliveries are checked against. */
+    public WireContract contract() {
+        return contract;
+    }
+
     /**
      * Exports the counters as {@code outbox_consumer_*_total{consumer=...}} and the channels that
      * consume right now as {@code outbox_consumer_consuming_channels}.
@@ -852,6 +1026,28 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                 "channel.reopens",
                 "consumer channels reopened after a close or a broker cancel",
                 ConsumerRunner::channelReopens);
+        counter(
+                registry,
+                "recovery.errors",
+                "throwables caught on the channel recovery thread (recovery carried on)",
+                ConsumerRunner::recoveryErrors);
+        counter(
+                registry,
+                "database.waits",
+                "tries of a delivery that found the database away (held unacked, not requeued)",
+                ConsumerRunner::databaseWaits);
+        for (WireContract.Rule rule : WireContract.Rule.values()) {
+            FunctionCounter.builder("outbox.consumer.contract.violations", this, r -> r.contractViolations(rule))
+                    .description("deliveries dead-lettered for breaking the wire contract, by rule")
+                    .tag("consumer", settings.name())
+                    .tag("rule", rule.id())
+                    .register(registry);
+        }
+        Gauge.builder("outbox.consumer.waiting.for.database", this, ConsumerRunner::waitingForDatabase)
+                .description("deliveries held unacked until the database answers")
+                .tag("consumer", settings.name())
+                .strongReference(true)
+                .register(registry);
         Gauge.builder("outbox.consumer.consuming.channels", this, ConsumerRunner::consumingChannels)
                 .description("channels whose consumer is subscribed now (of outbox_consumer_channels)")
                 .tag("consumer", settings.name())
@@ -880,6 +1076,7 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         Channel[] open;
         synchronized (this) {
             closed = true;
+            closing.countDown();
             recovery.shutdownNow();
             open = Arrays.stream(slots).map(s -> s.channel).toArray(Channel[]::new);
             for (Slot s : slots) {

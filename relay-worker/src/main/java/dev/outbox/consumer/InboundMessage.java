@@ -1,8 +1,6 @@
 package dev.outbox.consumer;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.rabbitmq.client.AMQP;
-import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.LongString;
 import dev.outbox.kernel.json.Json;
 import java.math.BigDecimal;
@@ -17,10 +15,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A delivered message as a consumer sees it: the contract's properties and headers, read once.
- * {@link #parse} refuses a delivery that does not carry what the contract promises (a message
- * id above all: without it nothing can be deduplicated) or carries it in a shape that cannot be
- * trusted (a version that is not a positive whole number, an id with a NUL character).
+ * A delivered message as a consumer sees it: the contract's properties and headers, read once,
+ * after {@link WireContract#check} found the delivery honours the contract it serves.
  *
  * <p>{@link #headers} holds plain JSON values only (strings, numbers, booleans, null, maps,
  * lists), whatever AMQP field types arrived, so a message reads the same whether it is handled
@@ -50,54 +46,9 @@ public record InboundMessage(
         }
     }
 
-    public static InboundMessage parse(Delivery delivery) throws MalformedMessageException {
-        AMQP.BasicProperties p = delivery.getProperties();
-        String messageId = p.getMessageId();
-        if (messageId == null || messageId.isBlank()) {
-            throw new MalformedMessageException("no messageId: it cannot be deduplicated");
-        }
-        Map<String, Object> raw = p.getHeaders() == null ? Map.of() : p.getHeaders();
-        String type = p.getType() != null ? p.getType() : text(raw, "message_type");
-        if (type == null || type.isBlank()) {
-            throw new MalformedMessageException("no message type (property type or header message_type)");
-        }
-        Long messageVersion = wholeNumber(raw, "message_version");
-        if (messageVersion != null && (messageVersion < 1 || messageVersion > Integer.MAX_VALUE)) {
-            throw new MalformedMessageException(
-                    "header message_version " + messageVersion + " is not in 1.." + Integer.MAX_VALUE);
-        }
-        String aggregateType = text(raw, "aggregate_type");
-        String aggregateId = text(raw, "aggregate_id");
-        Long aggregateVersion = wholeNumber(raw, "aggregate_version");
-        if (aggregateVersion != null) {
-            if (aggregateVersion < 1) {
-                throw new MalformedMessageException(
-                        "header aggregate_version " + aggregateVersion + " is not positive");
-            }
-            if (aggregateType == null || aggregateId == null) {
-                throw new MalformedMessageException(
-                        "header aggregate_version without aggregate_type and" + " aggregate_id: it cannot be ordered");
-            }
-        }
-        String correlationId = p.getCorrelationId();
-        // PostgreSQL text cannot hold NUL: such an id could be neither recorded nor held
-        requireNoNul("messageId", messageId);
-        requireNoNul("type", type);
-        requireNoNul("aggregate_type", aggregateType);
-        requireNoNul("aggregate_id", aggregateId);
-        requireNoNul("correlationId", correlationId);
-        Map<String, Object> headers = jsonTable(raw, 1);
-        return new InboundMessage(
-                messageId,
-                type,
-                messageVersion == null ? 1 : messageVersion.intValue(),
-                aggregateType,
-                aggregateId,
-                aggregateVersion,
-                correlationId,
-                headers,
-                delivery.getBody() == null ? new byte[0] : delivery.getBody(),
-                delivery.getEnvelope().isRedeliver());
+    /** The headers table as plain JSON values, read the same whether handled now or held first. */
+    static Map<String, Object> jsonHeaders(Map<String, Object> raw) throws MalformedMessageException {
+        return jsonTable(raw, 1);
     }
 
     /**
@@ -125,57 +76,6 @@ public record InboundMessage(
     /** The body as a JSON tree (maps, lists, strings, BigDecimal numbers...). */
     public Object payload() throws JsonProcessingException {
         return Json.parseTree(bodyText());
-    }
-
-    /** A contract header that must be text: absent, or a string. */
-    private static String text(Map<String, Object> headers, String name) throws MalformedMessageException {
-        Object v = headers.get(name);
-        if (v == null) {
-            return null;
-        }
-        if (v instanceof LongString ls) {
-            return ls.toString();
-        }
-        if (v instanceof String s) {
-            return s;
-        }
-        throw new MalformedMessageException("header " + name + " is of type " + fieldType(v) + ", not a string");
-    }
-
-    /**
-     * A contract header that must be a whole number: absent, an integral field, a decimal without
-     * a fraction, or decimal digits as text. Anything else (fractions, floating point, overflow,
-     * timestamps, tables) is refused rather than rounded, wrapped or ignored.
-     */
-    private static Long wholeNumber(Map<String, Object> headers, String name) throws MalformedMessageException {
-        Object v = headers.get(name);
-        if (v == null) {
-            return null;
-        }
-        if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
-            return ((Number) v).longValue();
-        }
-        String text;
-        if (v instanceof BigDecimal d) {
-            text = d.toPlainString();
-        } else if (v instanceof LongString || v instanceof String) {
-            text = v.toString();
-        } else {
-            throw new MalformedMessageException(
-                    "header " + name + " is of type " + fieldType(v) + ", not a whole number");
-        }
-        try {
-            return new BigDecimal(text).longValueExact();
-        } catch (NumberFormatException | ArithmeticException e) {
-            throw new MalformedMessageException(
-                    "header " + name + " '" + abbreviate(text) + "' is not a whole number in the range of a long");
-        }
-    }
-
-    private static void requireNoNul(String what, String value) throws MalformedMessageException {
-        if (value != null && value.indexOf('\u0000') >= 0) {
-            throw new MalformedMessageException(what + " contains a NUL character");
-        }
     }
 
     private static Map<String, Object> jsonTable(Map<String, Object> table, int depth)
@@ -244,22 +144,5 @@ public record InboundMessage(
     /** jsonb refuses {@code \u0000}; a header is informational, so the NUL is replaced, not refused. */
     private static String jsonText(String s) {
         return s.indexOf('\u0000') < 0 ? s : s.replace('\u0000', '\uFFFD');
-    }
-
-    private static String fieldType(Object v) {
-        if (v instanceof byte[]) {
-            return "byte array";
-        }
-        if (v instanceof Map) {
-            return "table";
-        }
-        if (v instanceof List) {
-            return "array";
-        }
-        return v.getClass().getSimpleName();
-    }
-
-    private static String abbreviate(String s) {
-        return s.length() > 40 ? s.substring(0, 40) + "..." : s;
     }
 }

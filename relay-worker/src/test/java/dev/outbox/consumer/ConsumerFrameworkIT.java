@@ -78,11 +78,26 @@ class ConsumerFrameworkIT {
     }
 
     /** One consumer instance: its own connection, like a separate process. */
+    /**
+     * The catalogue of these tests: {@code test.event} v1 only, unordered (some messages carry no
+     * version), its body {@code {"id": <aggregate_id>}}. It lives outside the classpath's
+     * {@code contracts/} folder, so no other test or process sees it.
+     */
+    static WireContract testContract() {
+        java.net.URL root = ConsumerFrameworkIT.class.getResource("/framework-contracts/");
+        try (java.net.URLClassLoader loader = new java.net.URLClassLoader(new java.net.URL[] {root}, null)) {
+            return WireContract.serving(dev.outbox.kernel.contract.MessageContracts.load(loader));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     private ConsumerRunner instance(ConsumerSettings s, MessageHandler handler) throws Exception {
         Connection connection = broker.connectionFactory().newConnection("consumer-instance");
         closing.add(connection::close);
         ConsumerRunner runner = ConsumerRunner.transactional(
                 s,
+                testContract(),
                 injector.getInstance(IdempotentProcessor.class),
                 handler,
                 injector.getInstance(FailureCounter.class));
@@ -114,8 +129,10 @@ class ConsumerFrameworkIT {
                 .build();
     }
 
+    /** Straight to the queue (a replay's path), with the body its contract wants. */
     private void publish(Channel ch, AMQP.BasicProperties p) throws Exception {
-        ch.basicPublish("", QUEUE, p, "{}".getBytes(StandardCharsets.UTF_8));
+        String body = "{\"id\":\"" + p.getHeaders().get("aggregate_id") + "\"}";
+        ch.basicPublish("", QUEUE, p, body.getBytes(StandardCharsets.UTF_8));
     }
 
     private long effects() {
@@ -262,6 +279,7 @@ class ConsumerFrameworkIT {
             }
         });
         await().atMost(WAIT).until(() -> c.deadLettered() == 2);
+        assertEquals(1, c.contractViolations(WireContract.Rule.MESSAGE_ID), "the one without an id broke the contract");
         assertEquals(0, c.failures(), "no retries for what can never succeed");
         assertEquals(2, broker.messageCount(DLQ));
     }

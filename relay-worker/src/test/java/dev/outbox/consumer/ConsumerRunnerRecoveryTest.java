@@ -28,6 +28,9 @@ class ConsumerRunnerRecoveryTest {
     /** How many subscriptions fail before one succeeds (the queue is missing meanwhile). */
     private final AtomicInteger failSubscriptions = new AtomicInteger();
 
+    /** How many channel opens throw an {@link Error} before one succeeds. */
+    private final AtomicInteger errorsOnCreate = new AtomicInteger();
+
     private final List<FakeChannel> channels = new CopyOnWriteArrayList<>();
     private final ConsumerRunner runner = ConsumerRunner.atMostOnce(
             new ConsumerSettings("fake", "q", "q.dlq", 1, 2, 3, Duration.ZERO, Duration.ofSeconds(1)),
@@ -55,7 +58,12 @@ class ConsumerRunnerRecoveryTest {
                 new Class<?>[] {Connection.class},
                 (p, method, args) -> switch (method.getName()) {
                     case "isOpen" -> true;
-                    case "createChannel" -> channel();
+                    case "createChannel" -> {
+                        if (errorsOnCreate.getAndDecrement() > 0) {
+                            throw new StackOverflowError("thrown by the fake connection (test)");
+                        }
+                        yield channel();
+                    }
                     case "hashCode" -> System.identityHashCode(p);
                     case "equals" -> p == args[0];
                     default -> null;
@@ -118,5 +126,24 @@ class ConsumerRunnerRecoveryTest {
         assertEquals(2 + 4, channels.size(), "three failed attempts, then one that subscribes");
         assertEquals(4, runner.channelReopens());
         assertEquals(2, runner.consumingChannels());
+    }
+
+    /**
+     * Issue 21: the recovery timer caught only RuntimeException, so an Error thrown while a lost
+     * channel was reopened ended that task silently and the slot stayed without a channel for good.
+     */
+    @Test
+    void anErrorThrownWhileReopeningAChannelIsCountedAndTheChannelIsReopenedLater() {
+        runner.start(connection());
+        FakeChannel first = channels.get(0);
+        errorsOnCreate.set(1);
+
+        first.open.set(false);
+        first.consumer.handleShutdownSignal(first.tag, new ShutdownSignalException(false, false, null, first.proxy));
+
+        await().atMost(Duration.ofSeconds(10)).until(runner::isConsuming);
+        assertEquals(1, runner.recoveryErrors(), "the Error was caught and counted");
+        assertEquals(2, runner.consumingChannels());
+        assertEquals(3, channels.size(), "one channel opened after the failed attempt");
     }
 }

@@ -4,7 +4,6 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-import com.rabbitmq.client.AMQP;
 import dev.outbox.testkit.JavaProcess;
 import dev.outbox.testkit.TestBroker;
 import dev.outbox.testkit.TestDatabase;
@@ -60,16 +59,12 @@ class SideEffectCrashIT {
         return env;
     }
 
+    /** An order.created as the relay sends it, under the message id {@code id}, straight to the queue. */
     private void publish(String id) {
+        DeliveryMutations.Wire created =
+                DeliveryMutations.placedAndCaptured(UUID.randomUUID()).get(0);
         broker.withChannel(ch -> ch.basicPublish(
-                "",
-                QUEUE,
-                new AMQP.BasicProperties.Builder()
-                        .messageId(id)
-                        .type("order.created")
-                        .deliveryMode(2)
-                        .build(),
-                "{}".getBytes()));
+                "", QUEUE, created.props().builder().messageId(id).build(), created.body()));
     }
 
     @Test

@@ -88,10 +88,14 @@ public final class DeadLetters {
             Duration timeout) {
         Map<String, Object> own = deadLetterHeaders(consumer, reason, attempts);
         own.put(HELD, true);
+        // a held message passed the consumer's contract check on arrival: its copy keeps the contract's
+        // content type and encoding, so a replay from the dead-letter queue passes that check again
         AMQP.BasicProperties.Builder base = new AMQP.BasicProperties.Builder()
                 .messageId(message.messageId())
                 .type(message.type())
                 .correlationId(message.correlationId())
+                .contentType(AmqpMessageMapper.CONTENT_TYPE)
+                .contentEncoding("utf-8")
                 .deliveryMode(2);
         return publish(connection, deadLetterQueue, base, amqpTable(message.headers()), own, message.body(), timeout);
     }

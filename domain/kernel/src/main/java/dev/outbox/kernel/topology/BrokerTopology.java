@@ -27,7 +27,9 @@ import java.util.TreeSet;
  *   "consumer": "ledger",
  *   "bindings": [{"exchange": "orders.events", "routingKeys": "contracts"}],
  *   "arguments": {},                                   optional: queue arguments
- *   "deadLetterQueue": "ledger.order-events.dlq"       optional: the queue name + ".dlq"
+ *   "deadLetterQueue": "ledger.order-events.dlq",      optional: the queue name + ".dlq"
+ *   "deliveryLimit": 50,                               optional: x-delivery-limit of a quorum queue
+ *   "deadLetterDeliveryLimit": 1000000                 optional: the same for its dead-letter queue
  * }
  * </pre>
  *
@@ -152,7 +154,22 @@ public final class BrokerTopology {
                     v.isIntegralNumber() ? (Object) v.asLong() : v.isBoolean() ? v.asBoolean() : v.asText());
         }
         String dlq = doc.hasNonNull("deadLetterQueue") ? text(doc, "deadLetterQueue", where) : name + ".dlq";
-        return new QueueDeclaration(name, consumer, bindings, arguments, dlq);
+        int limit = limit(doc, "deliveryLimit", QueueDeclaration.DEFAULT_DELIVERY_LIMIT, where);
+        int dlqLimit =
+                limit(doc, "deadLetterDeliveryLimit", QueueDeclaration.DEFAULT_DEAD_LETTER_DELIVERY_LIMIT, where);
+        return new QueueDeclaration(name, consumer, bindings, arguments, dlq, limit, dlqLimit);
+    }
+
+    private static int limit(JsonNode doc, String field, int fallback, String where) {
+        JsonNode v = doc.get(field);
+        if (v == null || v.isNull()) {
+            return fallback;
+        }
+        if (!v.canConvertToInt() || !v.isIntegralNumber() || v.asInt() < 1) {
+            throw new ContractDefinitionException(where + ": " + field + " must be a whole number from 1 to "
+                    + Integer.MAX_VALUE + " (0 and -1 make RabbitMQ drop messages)");
+        }
+        return v.asInt();
     }
 
     private static String text(JsonNode node, String field, String where) {

@@ -86,4 +86,30 @@ class BrokerTopologyTest {
                 .getMessage();
         assertTrue(message.contains("bindings must list at least one exchange"), message);
     }
+
+    @Test
+    void deliveryLimitsDefaultUnlessTheFileSetsThemAndALimitThatDropsMessagesIsRefused() throws IOException {
+        BrokerTopology t = load(Map.of("topology/billing.queue.json", """
+                {"queue": "billing", "consumer": "billing", "deliveryLimit": 7, "deadLetterDeliveryLimit": 99,
+                 "bindings": [{"exchange": "orders.events", "routingKeys": ["payment.captured"]}]}"""));
+        assertEquals(7, t.queue("billing").deliveryLimit());
+        assertEquals(99, t.queue("billing").deadLetterDeliveryLimit());
+        QueueDeclaration defaults =
+                load(Map.of("topology/plain.queue.json", """
+                        {"queue": "plain", "consumer": "p",
+                         "bindings": [{"exchange": "orders.events", "routingKeys": ["order.created"]}]}""")).queue("plain");
+        assertEquals(QueueDeclaration.DEFAULT_DELIVERY_LIMIT, defaults.deliveryLimit());
+        assertEquals(QueueDeclaration.DEFAULT_DEAD_LETTER_DELIVERY_LIMIT, defaults.deadLetterDeliveryLimit());
+        for (String bad : List.of("0", "-1", "2.5", "\"20\"", "3000000000")) {
+            String message = assertThrows(
+                            ContractDefinitionException.class,
+                            () -> load(Map.of(
+                                    "topology/bad.queue.json",
+                                    "{\"queue\": \"bad\", \"consumer\": \"b\","
+                                            + " \"deliveryLimit\": " + bad + ", \"bindings\": [{\"exchange\": \"x\","
+                                            + " \"routingKeys\": [\"a\"]}]}")))
+                    .getMessage();
+            assertTrue(message.contains("deliveryLimit must be a whole number"), bad + ": " + message);
+        }
+    }
 }
