@@ -15,7 +15,7 @@
 # Runs as root (RabbitMQ nodes run as the rabbitmq user, PostgreSQL as postgres). Data and logs
 # live under OUTBOX_CLUSTER_DIR (default /var/tmp/outbox-cluster); the settings go to
 # $OUTBOX_CLUSTER_DIR/cluster.env, every value single-quoted, for `set -a; . that-file; set +a`.
-# Sourced (`. ops/cluster.sh`), it only defines its functions (for its tests).
+# `status` needs jq. Sourced (`. ops/cluster.sh`), it only defines its functions (for its tests).
 set -euo pipefail
 
 DIR="${OUTBOX_CLUSTER_DIR:-/var/tmp/outbox-cluster}"
@@ -177,20 +177,63 @@ write_env() {
   mv "$ENV_FILE.tmp" "$ENV_FILE"
 }
 
+# Every queue of every vhost on the cluster, seen from node cN: type, messages, and for a quorum
+# queue its leader, its members and which of them are online; a classic queue lives on one node
+# (found with --local on each running node, since its pid names no node in json). Debian's
+# rabbitmqctl 3.10 has no tsv formatter: json is read here (3.10 and later). A failing rabbitmqctl
+# shows its own error and makes this fail: an empty list must mean no queues.
+queues() {
+  local n=$1 vhosts vhost listed local_to m hosts rc=0
+  vhosts=$(ctl "$n" list_vhosts name --formatter json | jq -r '.[].name') \
+    || { log "rabbitmqctl list_vhosts on c$n@localhost failed"; return 1; }
+  while IFS= read -r vhost; do
+    [ -n "$vhost" ] || continue
+    if ! listed=$(ctl "$n" list_queues -p "$vhost" name type messages leader members online --formatter json); then
+      log "rabbitmqctl list_queues -p $vhost on c$n@localhost failed"
+      rc=1
+      continue
+    fi
+    hosts='{}'
+    if jq -e 'any(.[]; .type != "quorum")' <<<"$listed" >/dev/null; then
+      for m in "${NODES[@]}"; do
+        node_running "$m" || continue
+        if ! local_to=$(ctl "$m" list_queues -p "$vhost" --local name --formatter json); then
+          log "rabbitmqctl list_queues --local -p $vhost on c$m@localhost failed"
+          rc=1
+          continue
+        fi
+        hosts=$(jq -c --arg node "c$m@localhost" --argjson local "$local_to" \
+          '. + ($local | map({(.name): $node}) | add // {})' <<<"$hosts")
+      done
+    fi
+    jq -r --arg vhost "$vhost" --argjson hosts "$hosts" '
+      def names: if type == "array" then (if length == 0 then "-" else join(",") end)
+                 elif . == null or . == "" then "-" else tostring end;
+      .[] | "queue  vhost \($vhost)  \(.name)  \(.type)  messages \(.messages // 0)  " +
+        (if .type == "quorum"
+         then "leader \(.leader | names)  members \(.members | names)  online \(.online | names)"
+         else "on \($hosts[.name] // "-") only (not replicated)" end)' <<<"$listed" \
+      || { log "could not read rabbitmqctl's answer for vhost $vhost: $listed"; rc=1; }
+  done <<<"$vhosts"
+  return "$rc"
+}
+
 status() {
+  command -v jq >/dev/null || die "status reads rabbitmqctl's json with jq: apt-get install jq"
+  local rc=0 asked=""
   for n in "${NODES[@]}"; do
     if node_running "$n"; then
       echo "rabbitmq c$n@localhost  127.0.0.1:$((AMQP_BASE + n))  running"
+      [ -n "$asked" ] || asked=$n
     else
       echo "rabbitmq c$n@localhost  127.0.0.1:$((AMQP_BASE + n))  down"
     fi
   done
-  for n in "${NODES[@]}"; do
-    if node_running "$n"; then
-      ctl "$n" list_queues name type leader members --formatter tsv 2>/dev/null | sed 's/^/queue  /' || true
-      break
-    fi
-  done
+  if [ -n "$asked" ]; then
+    queues "$asked" || rc=1
+  else
+    echo "queues: no RabbitMQ node runs"
+  fi
   for port in $PG_PRIMARY_PORT $PG_STANDBY_PORT; do
     case "$(psql -h 127.0.0.1 -p "$port" -U postgres -Atc 'SELECT pg_is_in_recovery()' 2>/dev/null || echo down)" in
       f) echo "postgres 127.0.0.1:$port  primary  $(psql -h 127.0.0.1 -p "$port" -U postgres -Atc \
@@ -199,6 +242,7 @@ status() {
       *) echo "postgres 127.0.0.1:$port  down" ;;
     esac
   done
+  return "$rc"
 }
 
 kill_node() {
