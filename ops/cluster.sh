@@ -14,7 +14,8 @@
 #
 # Runs as root (RabbitMQ nodes run as the rabbitmq user, PostgreSQL as postgres). Data and logs
 # live under OUTBOX_CLUSTER_DIR (default /var/tmp/outbox-cluster); the settings go to
-# $OUTBOX_CLUSTER_DIR/cluster.env for scripts (`set -a; . that-file; set +a`).
+# $OUTBOX_CLUSTER_DIR/cluster.env, every value single-quoted, for `set -a; . that-file; set +a`.
+# `status` needs jq. Sourced (`. ops/cluster.sh`), it only defines its functions (for its tests).
 set -euo pipefail
 
 DIR="${OUTBOX_CLUSTER_DIR:-/var/tmp/outbox-cluster}"
@@ -23,17 +24,11 @@ AMQP_BASE=5700       # cN listens on 5700+N
 DIST_BASE=25700      # Erlang distribution of cN on 25700+N
 PG_PRIMARY_PORT=5441
 PG_STANDBY_PORT=5442
-PG_BIN="/usr/lib/postgresql/$(ls /usr/lib/postgresql | sort -n | tail -1)/bin"
+PG_BIN="/usr/lib/postgresql/$(ls /usr/lib/postgresql 2>/dev/null | sort -n | tail -1 || true)/bin"
 ENV_FILE="$DIR/cluster.env"
 
 log() { printf '[cluster] %s\n' "$*" >&2; }
 die() { log "$*"; exit 1; }
-
-[ "$(id -u)" = 0 ] || die "run as root: RabbitMQ nodes run as rabbitmq, PostgreSQL as postgres"
-# `down` deletes $DIR: only ever a folder of its own
-case "$DIR" in
-  /|/tmp|/var|/var/tmp|/root|/home|"") die "OUTBOX_CLUSTER_DIR=$DIR is not a folder of its own" ;;
-esac
 
 as_rabbitmq() { su rabbitmq -s /bin/bash -c "$1"; }
 as_postgres() { su postgres -s /bin/bash -c "$1"; }
@@ -157,31 +152,88 @@ pg_primary_port() {
   echo none
 }
 
+# NAME='value' for a file that is sourced: inside single quotes the shell takes every character as
+# it is (the & of the JDBC URL, $, spaces, backquotes), and a quote of the value's own is closed,
+# escaped and reopened ('\''). Unquoted, `. file` ran "OUTBOX_DB_URL=...primary &" as a background
+# job and the variable never reached the caller: ops/run.sh then started an embedded PostgreSQL.
+env_assignment() {
+  local quote="'\\''"
+  printf "%s='%s'\n" "$1" "${2//\'/$quote}"
+}
+
 write_env() {
-  cat >"$ENV_FILE" <<EOF
-# written by ops/cluster.sh up: the settings of every process that should use the cluster
-OUTBOX_AMQP_URI=amqp://guest:guest@127.0.0.1:5701,127.0.0.1:5702,127.0.0.1:5703/%2F
-OUTBOX_AMQP_QUEUE_TYPE=quorum
-OUTBOX_DB_URL=jdbc:postgresql://127.0.0.1:$PG_PRIMARY_PORT,127.0.0.1:$PG_STANDBY_PORT/outbox?targetServerType=primary&hostRecheckSeconds=2
-OUTBOX_DB_USER=postgres
-EOF
-  chmod 644 "$ENV_FILE"
+  local amqp="amqp://guest:guest@127.0.0.1:$((AMQP_BASE + 1)),127.0.0.1:$((AMQP_BASE + 2)),127.0.0.1:$((AMQP_BASE + 3))/%2F"
+  local db="jdbc:postgresql://127.0.0.1:$PG_PRIMARY_PORT,127.0.0.1:$PG_STANDBY_PORT/outbox?targetServerType=primary&hostRecheckSeconds=2"
+  mkdir -p "$(dirname "$ENV_FILE")"
+  {
+    echo "# written by ops/cluster.sh up: the settings of every process that should use the cluster"
+    echo "# load them with: set -a; . $ENV_FILE; set +a"
+    env_assignment OUTBOX_AMQP_URI "$amqp"
+    env_assignment OUTBOX_AMQP_QUEUE_TYPE quorum
+    env_assignment OUTBOX_DB_URL "$db"
+    env_assignment OUTBOX_DB_USER postgres
+  } >"$ENV_FILE.tmp"
+  chmod 644 "$ENV_FILE.tmp"
+  mv "$ENV_FILE.tmp" "$ENV_FILE"
+}
+
+# Every queue of every vhost on the cluster, seen from node cN: type, messages, and for a quorum
+# queue its leader, its members and which of them are online; a classic queue lives on one node
+# (found with --local on each running node, since its pid names no node in json). Debian's
+# rabbitmqctl 3.10 has no tsv formatter: json is read here (3.10 and later). A failing rabbitmqctl
+# shows its own error and makes this fail: an empty list must mean no queues.
+queues() {
+  local n=$1 vhosts vhost listed local_to m hosts rc=0
+  vhosts=$(ctl "$n" list_vhosts name --formatter json | jq -r '.[].name') \
+    || { log "rabbitmqctl list_vhosts on c$n@localhost failed"; return 1; }
+  while IFS= read -r vhost; do
+    [ -n "$vhost" ] || continue
+    if ! listed=$(ctl "$n" list_queues -p "$vhost" name type messages leader members online --formatter json); then
+      log "rabbitmqctl list_queues -p $vhost on c$n@localhost failed"
+      rc=1
+      continue
+    fi
+    hosts='{}'
+    if jq -e 'any(.[]; .type != "quorum")' <<<"$listed" >/dev/null; then
+      for m in "${NODES[@]}"; do
+        node_running "$m" || continue
+        if ! local_to=$(ctl "$m" list_queues -p "$vhost" --local name --formatter json); then
+          log "rabbitmqctl list_queues --local -p $vhost on c$m@localhost failed"
+          rc=1
+          continue
+        fi
+        hosts=$(jq -c --arg node "c$m@localhost" --argjson local "$local_to" \
+          '. + ($local | map({(.name): $node}) | add // {})' <<<"$hosts")
+      done
+    fi
+    jq -r --arg vhost "$vhost" --argjson hosts "$hosts" '
+      def names: if type == "array" then (if length == 0 then "-" else join(",") end)
+                 elif . == null or . == "" then "-" else tostring end;
+      .[] | "queue  vhost \($vhost)  \(.name)  \(.type)  messages \(.messages // 0)  " +
+        (if .type == "quorum"
+         then "leader \(.leader | names)  members \(.members | names)  online \(.online | names)"
+         else "on \($hosts[.name] // "-") only (not replicated)" end)' <<<"$listed" \
+      || { log "could not read rabbitmqctl's answer for vhost $vhost: $listed"; rc=1; }
+  done <<<"$vhosts"
+  return "$rc"
 }
 
 status() {
+  command -v jq >/dev/null || die "status reads rabbitmqctl's json with jq: apt-get install jq"
+  local rc=0 asked=""
   for n in "${NODES[@]}"; do
     if node_running "$n"; then
       echo "rabbitmq c$n@localhost  127.0.0.1:$((AMQP_BASE + n))  running"
+      [ -n "$asked" ] || asked=$n
     else
       echo "rabbitmq c$n@localhost  127.0.0.1:$((AMQP_BASE + n))  down"
     fi
   done
-  for n in "${NODES[@]}"; do
-    if node_running "$n"; then
-      ctl "$n" list_queues name type leader members --formatter tsv 2>/dev/null | sed 's/^/queue  /' || true
-      break
-    fi
-  done
+  if [ -n "$asked" ]; then
+    queues "$asked" || rc=1
+  else
+    echo "queues: no RabbitMQ node runs"
+  fi
   for port in $PG_PRIMARY_PORT $PG_STANDBY_PORT; do
     case "$(psql -h 127.0.0.1 -p "$port" -U postgres -Atc 'SELECT pg_is_in_recovery()' 2>/dev/null || echo down)" in
       f) echo "postgres 127.0.0.1:$port  primary  $(psql -h 127.0.0.1 -p "$port" -U postgres -Atc \
@@ -190,6 +242,7 @@ status() {
       *) echo "postgres 127.0.0.1:$port  down" ;;
     esac
   done
+  return "$rc"
 }
 
 kill_node() {
@@ -233,12 +286,23 @@ down() {
   log "stopped; $DIR removed"
 }
 
+# sourced by a test: the functions only, nothing runs and nothing needs root
+if [ "${BASH_SOURCE[0]}" != "$0" ]; then
+  return 0
+fi
+
+[ "$(id -u)" = 0 ] || die "run as root: RabbitMQ nodes run as rabbitmq, PostgreSQL as postgres"
+# `down` deletes $DIR: only ever a folder of its own
+case "$DIR" in
+  /|/tmp|/var|/var/tmp|/root|/home|"") die "OUTBOX_CLUSTER_DIR=$DIR is not a folder of its own" ;;
+esac
+
 case "${1:-}" in
   up)
     rabbit_up
     pg_up
     write_env
-    log "up; settings in $ENV_FILE:"
+    log "up; settings in $ENV_FILE (load them with: set -a; . $ENV_FILE; set +a):"
     grep -v '^#' "$ENV_FILE"
     ;;
   down) down ;;
@@ -247,5 +311,5 @@ case "${1:-}" in
   kill-node) kill_node "${2:?node number 1-3}" ;;
   start-node) start_node "${2:?node number 1-3}" ;;
   pg-failover) pg_failover ;;
-  *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -9,6 +9,7 @@ import dev.outbox.kernel.outbox.OutboxStatus;
 import dev.outbox.persistence.ops.AuditEntry;
 import dev.outbox.persistence.ops.BulkRetryFilter;
 import dev.outbox.persistence.ops.CodeCount;
+import dev.outbox.persistence.ops.FinishedCounts;
 import dev.outbox.persistence.ops.MinuteCount;
 import dev.outbox.persistence.ops.OpsMapper;
 import dev.outbox.persistence.ops.OutboxQuery;
@@ -37,6 +38,12 @@ import org.slf4j.LoggerFactory;
 public class OpsService {
     private static final Logger LOG = LoggerFactory.getLogger(OpsService.class);
     public static final int MAX_BULK = 1_000;
+    /**
+     * Published and cancelled rows are most of a long-lived table: they are counted one by one up to
+     * this many (a walk of at most this many entries of their partial index, a few milliseconds) and
+     * estimated above it, so the overview's 5-second refresh costs the same on any table.
+     */
+    public static final int EXACT_FINISHED_UP_TO = 10_000;
 
     private final OpsMapper ops;
     private final OutboxMapper outbox;
@@ -92,8 +99,8 @@ public class OpsService {
     public OpsViews.ActionResult retry(UUID id, OpsPrincipal who, String reason) {
         List<UUID> changed = outbox.retryNow(new UUID[] {id});
         requireChanged(id, changed, "retried", "PARKED or RETRYABLE_FAILED");
-        audit(who, "RETRY", changed, null, reason);
-        return new OpsViews.ActionResult("RETRY", changed.size(), changed);
+        OpsViews.Audit entry = audit(who, "RETRY", changed, null, reason);
+        return new OpsViews.ActionResult("RETRY", changed.size(), changed, entry);
     }
 
     @Transactional
@@ -101,7 +108,7 @@ public class OpsService {
             BulkRetryFilter filter, boolean dryRun, int limit, OpsPrincipal who, String reason) {
         long matched = ops.countBulkRetry(filter);
         if (dryRun) {
-            return new OpsViews.BulkRetryResult(true, matched, 0, null, matched);
+            return new OpsViews.BulkRetryResult(true, matched, 0, null, matched, null);
         }
         List<UUID> ids = ops.bulkRetry(filter, limit);
         Map<String, Object> f = new LinkedHashMap<>();
@@ -115,8 +122,8 @@ public class OpsService {
                 "createdTo",
                 filter.createdTo() == null ? null : filter.createdTo().toString());
         f.put("limit", limit);
-        audit(who, "BULK_RETRY", ids, Json.write(f), reason);
-        return new OpsViews.BulkRetryResult(false, matched, ids.size(), ids, Math.max(0, matched - ids.size()));
+        OpsViews.Audit entry = audit(who, "BULK_RETRY", ids, Json.write(f), reason);
+        return new OpsViews.BulkRetryResult(false, matched, ids.size(), ids, Math.max(0, matched - ids.size()), entry);
     }
 
     @Transactional
@@ -124,8 +131,8 @@ public class OpsService {
         requireReason(reason);
         List<UUID> changed = ops.cancel(id, "cancelled by " + who.actor() + ": " + reason);
         requireChanged(id, changed, "cancelled", "PENDING, RETRYABLE_FAILED or PARKED");
-        audit(who, "CANCEL", changed, null, reason);
-        return new OpsViews.ActionResult("CANCEL", changed.size(), changed);
+        OpsViews.Audit entry = audit(who, "CANCEL", changed, null, reason);
+        return new OpsViews.ActionResult("CANCEL", changed.size(), changed, entry);
     }
 
     /** A {@code PUBLISHED} row is published again with the same id, so consumers deduplicate it. */
@@ -133,8 +140,8 @@ public class OpsService {
     public OpsViews.ActionResult replay(UUID id, OpsPrincipal who, String reason) {
         List<UUID> changed = ops.replay(id);
         requireChanged(id, changed, "replayed", "PUBLISHED");
-        audit(who, "REPLAY", changed, null, reason);
-        return new OpsViews.ActionResult("REPLAY", changed.size(), changed);
+        OpsViews.Audit entry = audit(who, "REPLAY", changed, null, reason);
+        return new OpsViews.ActionResult("REPLAY", changed.size(), changed, entry);
     }
 
     /** Every {@code PUBLISHED} row of one aggregate is published again, in version order. */
@@ -148,8 +155,8 @@ public class OpsService {
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("aggregateType", aggregateType);
         f.put("aggregateId", aggregateId);
-        audit(who, "REPLAY_AGGREGATE", changed, Json.write(f), reason);
-        return new OpsViews.ActionResult("REPLAY_AGGREGATE", changed.size(), changed);
+        OpsViews.Audit entry = audit(who, "REPLAY_AGGREGATE", changed, Json.write(f), reason);
+        return new OpsViews.ActionResult("REPLAY_AGGREGATE", changed.size(), changed, entry);
     }
 
     /** A stuck {@code IN_PROGRESS} row is taken from its relay (whose late mark the fence refuses). */
@@ -158,8 +165,8 @@ public class OpsService {
         List<UUID> changed =
                 ops.releaseLease(id, "lease released by " + who.actor() + (reason == null ? "" : ": " + reason));
         requireChanged(id, changed, "released", "IN_PROGRESS");
-        audit(who, "RELEASE_LEASE", changed, null, reason);
-        return new OpsViews.ActionResult("RELEASE_LEASE", changed.size(), changed);
+        OpsViews.Audit entry = audit(who, "RELEASE_LEASE", changed, null, reason);
+        return new OpsViews.ActionResult("RELEASE_LEASE", changed.size(), changed, entry);
     }
 
     @Transactional
@@ -180,8 +187,15 @@ public class OpsService {
                 perMinute[59 - m.minutesAgo()] = m.count();
             }
         }
+        FinishedCounts f = ops.finishedCounts(EXACT_FINISHED_UP_TO + 1);
+        Map<String, OpsViews.FinishedCount> finished = new LinkedHashMap<>();
+        finished.put(
+                "PUBLISHED", OpsViews.FinishedCount.of(f.published(), f.publishedEstimate(), EXACT_FINISHED_UP_TO));
+        finished.put(
+                "CANCELLED", OpsViews.FinishedCount.of(f.cancelled(), f.cancelledEstimate(), EXACT_FINISHED_UP_TO));
         return new OpsViews.Stats(
                 counts,
+                finished,
                 s.publishedLastHour(),
                 java.util.Arrays.stream(perMinute).boxed().toList(),
                 s.oldestPendingAgeSeconds(),
@@ -244,7 +258,7 @@ public class OpsService {
         }
     }
 
-    private void audit(OpsPrincipal who, String action, List<UUID> ids, String filter, String reason) {
+    private OpsViews.Audit audit(OpsPrincipal who, String action, List<UUID> ids, String filter, String reason) {
         ops.audit(new AuditEntry(
                 null,
                 null,
@@ -262,6 +276,7 @@ public class OpsService {
                 who.role().label(),
                 ids.size(),
                 reason == null ? "" : ": " + reason);
+        return OpsViews.Audit.of(ops.auditWritten());
     }
 
     private java.time.Instant leaseExpiry(OutboxRecord r) {

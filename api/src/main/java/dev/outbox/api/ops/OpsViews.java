@@ -103,23 +103,44 @@ public final class OpsViews {
             Integer limit,
             String reason) {}
 
+    /** {@code audit}: the entry this retry wrote (none for a dry run), so the caller shows its own. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record BulkRetryResult(boolean dryRun, long matched, int retried, List<UUID> ids, long remaining) {}
+    public record BulkRetryResult(
+            boolean dryRun, long matched, int retried, List<UUID> ids, long remaining, Audit audit) {}
 
     public record ReasonRequest(String reason) {}
 
     public record ReplayAggregateRequest(String aggregateType, String aggregateId, String reason) {}
 
-    public record ActionResult(String action, int affected, List<UUID> ids) {}
+    /** {@code audit}: the entry this action wrote, so the caller shows its own and not the latest. */
+    public record ActionResult(String action, int affected, List<UUID> ids, Audit audit) {}
 
-    /** {@code publishedPerMinute}: the last hour, oldest minute first, the current minute last. */
+    /**
+     * {@code counts}: the unfinished statuses, exact. {@code finished}: {@code PUBLISHED} and
+     * {@code CANCELLED}, exact up to {@link OpsService#EXACT_FINISHED_UP_TO} rows and estimated above.
+     * {@code publishedPerMinute}: the last hour, oldest minute first, the current minute last.
+     */
     public record Stats(
             Map<String, Long> counts,
+            Map<String, FinishedCount> finished,
             long publishedLastHour,
             List<Long> publishedPerMinute,
             double oldestPendingAgeSeconds,
             Map<String, Long> parkedByErrorCode,
             long blockedAggregates) {}
+
+    /**
+     * Rows in a finished status. {@code exact}: counted one by one. Otherwise more than {@code upTo}
+     * rows were found, and {@code count} is PostgreSQL's estimate of the status's partial index
+     * (statistics of the last VACUUM or ANALYZE), never less than the rows actually found.
+     */
+    public record FinishedCount(long count, boolean exact) {
+        static FinishedCount of(long counted, long estimate, int upTo) {
+            return counted <= upTo
+                    ? new FinishedCount(counted, true)
+                    : new FinishedCount(Math.max(estimate, counted), false);
+        }
+    }
 
     public record Audit(
             Long id,

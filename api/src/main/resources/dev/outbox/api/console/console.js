@@ -31,6 +31,8 @@
   let session = null;
   let refresh = null;
   let generation = 0;
+  /** The audit entry of this tab's last action, as its answer named it: marked wherever it is listed. */
+  let lastAuditId = null;
 
   // ---- building the page: text only -----------------------------------------------------------
 
@@ -220,9 +222,7 @@
     const paint = painter();
     const [stats, relays] = await Promise.all([api('GET', '/ops/outbox/stats'), api('GET', '/ops/relays')]);
     const cards = el('div', { class: 'cards' },
-      STATUSES.map((s) => el('div', { class: 'card' },
-        el('span', { class: 'value' }, link('search', { status: s }, String(stats.counts[s] || 0))),
-        el('span', { class: 'label' }, s))),
+      STATUSES.map((s) => statusCard(s, stats)),
       el('div', { class: 'card' }, el('span', { class: 'value' }, seconds(stats.oldestPendingAgeSeconds)),
         el('span', { class: 'label' }, 'oldest pending')),
       el('div', { class: 'card' }, el('span', { class: 'value' }, String(stats.publishedLastHour)),
@@ -244,6 +244,33 @@
         el('td', {}, r.pid === null || r.pid === undefined ? '-' : r.pid), el('td', {}, r.inProgress),
         el('td', {}, time(r.heartbeatAt))))),
       el('p', { class: 'label' }, 'Refreshes every ' + REFRESH_MS / 1000 + ' s. Updated ' + time(new Date().toISOString()) + '.'));
+  }
+
+  /**
+   * One status's card. The unfinished statuses are always counted exactly; the finished ones exactly
+   * up to the API's limit and estimated above it, which the card says. A count the API did not send
+   * reads "not counted", never 0: at 3 a.m. a 0 that means "unknown" is read as "nothing".
+   */
+  function statusCard(status, stats) {
+    const finished = (stats.finished || {})[status];
+    let value;
+    let label = status;
+    let title;
+    if (finished) {
+      value = (finished.exact ? '' : '\u2248 ') + finished.count.toLocaleString('en');
+      if (!finished.exact) {
+        label += ' (estimate)';
+        title = 'Too many to count on every refresh: PostgreSQL\'s estimate from its statistics'
+          + ' (last VACUUM or ANALYZE of the table).';
+      }
+    } else if (typeof (stats.counts || {})[status] === 'number') {
+      value = stats.counts[status].toLocaleString('en');
+    } else {
+      value = 'not counted';
+    }
+    return el('div', { class: 'card', id: 'card-' + status, title },
+      el('span', { class: 'value' }, link('search', { status }, value)),
+      el('span', { class: 'label' }, label));
   }
 
   /** Published rows per minute over the last hour as bars, drawn with SVG elements (no markup, no library). */
@@ -354,11 +381,12 @@
           try {
             const done = await api('POST', '/ops/outbox/retry',
               Object.assign({ dryRun: false, reason: reason.value.trim() || undefined }, filter));
-            const entry = await api('GET', '/ops/audit?limit=1');
+            // the entry this retry wrote, from its own answer: the latest entry may be another operator's
+            lastAuditId = done.audit.id;
             box.replaceChildren(el('h2', { id: 'bulk-title' }, 'Retry all that match'),
               el('p', { id: 'bulk-result' }, done.retried + ' row(s) retried, ' + done.remaining
                 + ' still matching (the list below is from before the retry). Its audit entry:'),
-              auditTable(entry.items));
+              auditTable([done.audit]));
             say(done.retried + ' row(s) retried.', 'ok');
           } catch (e) {
             say('bulk retry refused: ' + e.message, 'error');
@@ -411,10 +439,10 @@
       try {
         const done = await api('POST', '/ops/outbox/replay-aggregate',
           { aggregateType: type, aggregateId: id, reason: reason.value.trim() || undefined });
-        const entry = await api('GET', '/ops/audit?limit=1');
+        lastAuditId = done.audit.id;
         box.replaceChildren(el('h2', { id: 'replay-title' }, 'Replay'),
           el('p', { id: 'replay-result' }, done.affected + ' version(s) queued to publish again. Its audit entry:'),
-          auditTable(entry.items));
+          auditTable([done.audit]));
         say(done.affected + ' version(s) replayed.', 'ok');
       } catch (e) {
         say('replay refused: ' + e.message, 'error');
@@ -489,7 +517,7 @@
     const payload = row.payload !== undefined && row.payload !== null
       ? el('pre', { id: 'payload' }, JSON.stringify(row.payload, null, 2))
       : el('p', { id: 'payload-hidden' }, 'Payload hidden from the read-only token: ' + row.payloadBytes
-        + ' bytes, sha256 ' + row.payloadSha256 + '.');
+        + ' bytes, sha256 ', el('span', { class: 'mono' }, row.payloadSha256), '.');
     paint(
       el('h1', {}, 'Message ', el('span', { class: 'mono' }, row.id)),
       el('dl', { class: 'fields' }, fields.map(([k, v]) => [el('dt', {}, k), el('dd', {}, v)])),
@@ -520,8 +548,11 @@
       try {
         const result = await api('POST', '/ops/outbox/' + encodeURIComponent(row.id) + '/' + action,
           reason.value.trim() ? { reason: reason.value.trim() } : {});
+        // the row's audit list may hold other operators' entries too: the one this action wrote is marked
+        lastAuditId = result.audit.id;
         await rowView(row.id);
-        say(action + ': ' + result.affected + ' row(s) changed; the audit entry is below.', 'ok');
+        say(action + ': ' + result.affected + ' row(s) changed; its audit entry (#' + result.audit.id
+          + ') is marked below.', 'ok');
       } catch (e) {
         say(action + ' refused: ' + e.message, 'error');
       }
@@ -539,7 +570,9 @@
   // ---- audit log -------------------------------------------------------------------------------
 
   function auditTable(items) {
-    return table(['when', 'who', 'role', 'action', 'messages', 'reason', 'rows'], items.map((a) => el('tr', { class: 'audit-entry' },
+    return table(['when', 'who', 'role', 'action', 'messages', 'reason', 'rows'], items.map((a) => el('tr', {
+      class: a.id === lastAuditId ? 'audit-entry mine' : 'audit-entry', 'data-audit-id': a.id,
+      title: a.id === lastAuditId ? 'written by your last action' : undefined },
       el('td', {}, time(a.at)),
       el('td', {}, a.actor),
       el('td', {}, a.role),

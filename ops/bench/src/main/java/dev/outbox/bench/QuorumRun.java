@@ -3,12 +3,12 @@ package dev.outbox.bench;
 import dev.outbox.messaging.QueueType;
 import dev.outbox.messaging.publish.OutboundMessage;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
+import dev.outbox.testkit.EnvFile;
 import dev.outbox.testkit.RabbitAdmin;
 import dev.outbox.testkit.TestBroker;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -85,14 +85,10 @@ final class QuorumRun {
      * emptied, here): the settings file lists every node, the benchmark publishes through one.
      */
     static String clusterNodeUri(Path clusterEnv) throws IOException, InterruptedException {
-        if (!Files.exists(clusterEnv)) {
-            throw new IllegalArgumentException(clusterEnv + " not found: run ops/cluster.sh up first");
+        String uri = EnvFile.read(clusterEnv).get("OUTBOX_AMQP_URI");
+        if (uri == null) {
+            throw new IllegalArgumentException("no OUTBOX_AMQP_URI in " + clusterEnv);
         }
-        String uri = Files.readAllLines(clusterEnv, StandardCharsets.UTF_8).stream()
-                .filter(l -> l.startsWith("OUTBOX_AMQP_URI="))
-                .map(l -> l.substring("OUTBOX_AMQP_URI=".length()))
-                .findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("no OUTBOX_AMQP_URI in " + clusterEnv));
         ctl("delete_vhost", VHOST);
         ctl("add_vhost", VHOST);
         ctl("set_permissions", "-p", VHOST, "guest", ".*", ".*", ".*");

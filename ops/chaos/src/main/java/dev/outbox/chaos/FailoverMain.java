@@ -3,6 +3,7 @@ package dev.outbox.chaos;
 import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.QueueType;
 import dev.outbox.messaging.Topology;
+import dev.outbox.testkit.EnvFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -427,19 +428,9 @@ public final class FailoverMain {
         return System.currentTimeMillis() - (System.nanoTime() - t0) / 1_000_000;
     }
 
+    /** {@code ops/cluster.sh}'s settings file, read as the README's {@code set -a; . file} reads it. */
     static Map<String, String> readEnv(Path file) throws IOException {
-        if (!Files.exists(file)) {
-            throw new IllegalArgumentException(file + " not found: run ops/cluster.sh up first");
-        }
-        Map<String, String> env = new LinkedHashMap<>();
-        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-            String l = line.strip();
-            if (l.isEmpty() || l.startsWith("#") || !l.contains("=")) {
-                continue;
-            }
-            env.put(l.substring(0, l.indexOf('=')), l.substring(l.indexOf('=') + 1));
-        }
-        return env;
+        return EnvFile.read(file);
     }
 
     private static String value(String[] args, int i) {

@@ -50,8 +50,22 @@ class ConsoleBrowserIT {
     private static final String TOKEN = "console-operator-" + UUID.randomUUID();
     private static final String READ_TOKEN = "console-reader-" + UUID.randomUUID();
     private static final String ROUTING_KEY = "console.test.unbound";
-    private static final String SCRIPT_PROBE = "<script>window.__xss = 1</script>";
-    private static final String MARKUP_PROBE = "\"><img src=x onerror=\"window.__xss = 2\">";
+    /** Carried as a class by every element a probe would create if the page parsed it as HTML. */
+    private static final String MARKER =
+            "xss-probe-" + UUID.randomUUID().toString().substring(0, 8);
+
+    private static final String SCRIPT_PROBE = "<script class=\"" + MARKER + "\">window.__xss = 1</script>";
+    private static final String MARKUP_PROBE = "\"><img src=x class=\"" + MARKER + "\" onerror=\"window.__xss = 2\">";
+    /**
+     * Records every Content-Security-Policy violation of the page. Installed through DevTools, so it
+     * runs in every new document before the console's own script and is not itself subject to the
+     * CSP. Markup rendered from a probe is refused by the CSP (its image source, its inline handler
+     * or script), and each refusal lands here: the check the CSP cannot hide.
+     */
+    private static final String CSP_LISTENER = "window.__cspViolations = [];"
+            + " document.addEventListener('securitypolicyviolation', (e) =>"
+            + " window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI + ' ' + (e.sample || '')));";
+
     private static final Path SHOTS = Path.of("target", "console-screenshots");
     private static final TestDatabase DB = TestDatabase.get();
     private static final TestBroker BROKER = TestBroker.get();
@@ -100,8 +114,10 @@ class ConsoleBrowserIT {
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(new File(driver))
                 .build();
-        browser = new ChromeDriver(service, options);
+        ChromeDriver chrome = new ChromeDriver(service, options);
+        browser = chrome;
         closing.add(browser::quit);
+        chrome.executeCdpCommand("Page.addScriptToEvaluateOnNewDocument", Map.of("source", CSP_LISTENER));
         wait = new WebDriverWait(browser, Duration.ofSeconds(20));
         Files.createDirectories(SHOTS);
     }
@@ -165,10 +181,51 @@ class ConsoleBrowserIT {
         return id;
     }
 
-    private void assertNoScriptRan() {
-        Object xss = ((JavascriptExecutor) browser).executeScript("return window.__xss === undefined");
-        assertEquals(Boolean.TRUE, xss, "a probe ran as script");
-        assertTrue(browser.findElements(By.cssSelector("main img, main script")).isEmpty(), "a probe became markup");
+    /**
+     * No probe became markup, whatever the CSP did with it: no element carries the probes' marker,
+     * the page holds no image, frame or script but the console's own and no inline handler, and the
+     * CSP refused nothing (a refusal means the page tried to load or run something a value carried).
+     * {@code window.__xss} alone could never fail here: the CSP stops the probes' script before it runs.
+     */
+    @SuppressWarnings("unchecked")
+    private void assertProbesStayText() {
+        Map<String, Object> found = (Map<String, Object>) ((JavascriptExecutor) browser)
+                .executeScript(
+                        "const marker = arguments[0];"
+                                + " const show = (e) => e.outerHTML.slice(0, 160);"
+                                + " const markup = [...document.getElementsByClassName(marker)].map(show);"
+                                + " const foreign = [...document.querySelectorAll('img, iframe, object, embed, script')]"
+                                + "   .filter((e) => e.getAttribute('src') !== '/console/console.js').map(show);"
+                                + " const handlers = [...document.querySelectorAll('*')]"
+                                + "   .filter((e) => [...e.attributes].some((a) => a.name.startsWith('on'))).map(show);"
+                                + " return {markup, foreign, handlers, violations: window.__cspViolations,"
+                                + "   ran: window.__xss === undefined ? null : window.__xss};",
+                        MARKER);
+        assertTrue(found.get("violations") instanceof List, "the CSP violation listener is not installed: " + found);
+        // one comparison, so that a failure shows every kind of trace at once: elements made from a probe,
+        // images, frames or scripts the console never makes, inline handlers, what the CSP refused, a run
+        Map<String, Object> clean = new java.util.HashMap<>(
+                Map.of("markup", List.of(), "foreign", List.of(), "handlers", List.of(), "violations", List.of()));
+        clean.put("ran", null);
+        assertEquals(clean, found, "a value from the database was rendered as HTML");
+    }
+
+    /** Nothing sticks out sideways at a phone's width; on failure, says which elements do. */
+    private void assertNoSidewaysScrollAt390(String page) throws IOException {
+        browser.manage().window().setSize(new Dimension(390, 844));
+        // an element sticks out when its box does, or when its text overflows a box that does not scroll
+        Object wide = ((JavascriptExecutor) browser)
+                .executeScript("const w = document.documentElement.clientWidth;"
+                        + " if (document.documentElement.scrollWidth <= w) return null;"
+                        + " const scrolls = (e) => ['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(e).overflowX);"
+                        + " return [...document.querySelectorAll('body *')]"
+                        + "   .filter((e) => !e.parentElement.closest('.scroll') && (e.getBoundingClientRect().right > w + 0.5"
+                        + "     || (e.clientWidth > 0 && !scrolls(e) && e.scrollWidth > e.clientWidth + 1)))"
+                        + "   .slice(0, 8).map((e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')"
+                        + "     + ' right=' + Math.round(e.getBoundingClientRect().right) + ' scrollWidth=' + e.scrollWidth + ': '"
+                        + "     + (e.textContent || '').slice(0, 60)).join('\\n') + ' (page width ' + w + ')';");
+        screenshot(page + "-390px");
+        assertEquals(null, wide, "the " + page + " page scrolls sideways at 390 px");
     }
 
     @Test
@@ -216,6 +273,9 @@ class ConsoleBrowserIT {
         WebElement chart = until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("svg.chart")));
         assertEquals(60, chart.findElements(By.cssSelector("rect")).size());
         assertTrue(chart.getDomAttribute("aria-label").contains(": 1 in all"), chart.getDomAttribute("aria-label"));
+        // the finished statuses are counted like the others (both cards read 0 before, whatever the table held)
+        assertEquals("1", card("PUBLISHED"));
+        assertEquals("0", card("CANCELLED"));
 
         // a consumer lost its copy: replay the aggregate; the same message id arrives again
         open("#/aggregate?type=ops&id=console-path");
@@ -223,21 +283,24 @@ class ConsoleBrowserIT {
         browser.findElement(By.id("replay-reason")).sendKeys("ledger restored from backup");
         browser.findElement(By.id("replay-aggregate")).click();
         until(ExpectedConditions.textToBePresentInElementLocated(By.id("replay-result"), "1 version(s) queued"));
-        assertTrue(browser.findElement(By.cssSelector("#replay-result + div tr.audit-entry, section tr.audit-entry"))
-                .getText()
-                .contains("REPLAY_AGGREGATE"));
+        WebElement replayed = browser.findElement(By.cssSelector("section tr.audit-entry"));
+        assertTrue(replayed.getText().contains("REPLAY_AGGREGATE"), replayed.getText());
+        assertEquals(
+                String.valueOf(DB.scalar("SELECT id FROM ops_audit WHERE action = 'REPLAY_AGGREGATE'")),
+                replayed.getDomAttribute("data-audit-id"),
+                "the entry this replay wrote, named by its answer, not the latest one");
         assertEquals(
                 id.toString(), queue.await(1, Duration.ofSeconds(10)).get(0).messageId(), "the replay, same id");
 
         // the probes: every value shows as the text it is, none runs, none becomes markup
         open("#/row/" + probe);
         until(ExpectedConditions.textToBePresentInElementLocated(By.id("row-error"), SCRIPT_PROBE));
-        assertTrue(browser.findElement(By.id("payload")).getText().contains(SCRIPT_PROBE));
+        assertTrue(browser.findElement(By.id("payload")).getText().contains(SCRIPT_PROBE.replace("\"", "\\\"")));
         assertTrue(mainText().contains(MARKUP_PROBE), "the aggregate id, as text");
-        assertNoScriptRan();
+        assertProbesStayText();
         open("#/search?status=PARKED");
         until(ExpectedConditions.textToBePresentInElementLocated(By.id("main"), "probe/" + MARKUP_PROBE));
-        assertNoScriptRan();
+        assertProbesStayText();
         assertFalse(mainText().contains("null"), "an absent value shows as '-' or not at all: " + mainText());
         screenshot("search");
 
@@ -247,17 +310,29 @@ class ConsoleBrowserIT {
         screenshot("audit");
 
         // a phone's width: the row detail still reads, nothing needs a wider screen
-        browser.manage().window().setSize(new Dimension(390, 844));
         open("#/row/" + id);
         until(ExpectedConditions.textToBePresentInElementLocated(By.id("row-status"), "PUBLISHED"));
-        Object overflow = ((JavascriptExecutor) browser)
-                .executeScript("return document.documentElement.scrollWidth > window.innerWidth");
-        assertEquals(Boolean.FALSE, overflow, "the page scrolls sideways at 390 px");
-        screenshot("row-detail-390px");
+        assertNoSidewaysScrollAt390("row-detail");
+    }
+
+    /** A status card's value as the overview shows it. */
+    private String card(String status) {
+        return browser.findElement(By.cssSelector("#card-" + status + " .value"))
+                .getText();
     }
 
     @Test
     void bulkRetryCountsFirstThenRetriesAndTheAggregateShowsItsVersionsInOrder() throws Exception {
+        // more published rows than are counted one by one, and a few cancelled ones
+        DB.update("INSERT INTO message_outbox (id, aggregate_type, aggregate_id, message_type, exchange_name,"
+                + " routing_key, payload, status, attempt_count, published_at) SELECT gen_random_uuid(), 'history',"
+                + " 'h-' || g, 'ops.history', 'orders.events', 'ops.history', '{}'::jsonb, 'PUBLISHED', 1, now()"
+                + " FROM generate_series(1, 12000) g");
+        DB.update("INSERT INTO message_outbox (id, aggregate_type, aggregate_id, message_type, exchange_name,"
+                + " routing_key, payload, status, attempt_count, cancelled_at, last_error_code) SELECT"
+                + " gen_random_uuid(), 'history', 'c-' || g, 'ops.history', 'orders.events', 'ops.history',"
+                + " '{}'::jsonb, 'CANCELLED', 1, now(), 'OPERATOR' FROM generate_series(1, 2) g");
+        DB.execute("ANALYZE message_outbox");
         List<UUID> ids = new ArrayList<>();
         for (int version = 1; version <= 3; version++) {
             UUID id = UUID.randomUUID();
@@ -273,6 +348,14 @@ class ConsoleBrowserIT {
                     ROUTING_KEY);
         }
         logIn(TOKEN, "day-shift");
+        // too many published rows to count on every refresh: PostgreSQL's estimate, and the card says so
+        until(ExpectedConditions.presenceOfElementLocated(By.id("card-PUBLISHED")));
+        assertTrue(card("PUBLISHED").matches("\u2248 1[12],\\d{3}"), card("PUBLISHED"));
+        assertEquals(
+                "PUBLISHED (estimate)",
+                browser.findElement(By.cssSelector("#card-PUBLISHED .label")).getText());
+        assertEquals("2", card("CANCELLED"));
+        screenshot("overview-estimate");
 
         // the aggregate: its versions in order, each a link to the row
         open("#/aggregate?type=bulk&id=b-1");
@@ -298,11 +381,12 @@ class ConsoleBrowserIT {
         browser.findElement(By.id("bulk-reason")).sendKeys("broker alarm cleared");
         browser.findElement(By.id("bulk-confirm")).click();
         until(ExpectedConditions.textToBePresentInElementLocated(By.id("bulk-result"), "3 row(s) retried"));
-        assertTrue(
-                browser.findElement(By.cssSelector("#main tr.audit-entry"))
-                        .getText()
-                        .contains("BULK_RETRY"),
-                "the bulk retry's audit entry is shown");
+        WebElement entry = browser.findElement(By.cssSelector("#main tr.audit-entry"));
+        assertTrue(entry.getText().contains("BULK_RETRY"), "the bulk retry's audit entry is shown");
+        assertEquals(
+                String.valueOf(DB.scalar("SELECT id FROM ops_audit WHERE action = 'BULK_RETRY'")),
+                entry.getDomAttribute("data-audit-id"),
+                "the entry this retry wrote, named by its answer, not the latest one");
         assertEquals(
                 List.of(Map.of("actor", "day-shift", "affected", 3, "reason", "broker alarm cleared")),
                 DB.rows("SELECT actor, affected, reason FROM ops_audit WHERE action = 'BULK_RETRY'"));
@@ -335,8 +419,11 @@ class ConsoleBrowserIT {
         assertTrue(browser.findElements(By.id("payload")).isEmpty());
         assertFalse(mainText().contains(SCRIPT_PROBE.substring(8)) && mainText().contains("note"), "payload shown");
         assertTrue(browser.findElement(By.id("payload-hidden")).getText().contains("sha256"));
-        assertNoScriptRan();
+        assertProbesStayText();
         screenshot("read-only-row");
+        // the SHA-256 line and the probe's long values wrap at a phone's width
+        assertNoSidewaysScrollAt390("read-only-row");
+        browser.manage().window().setSize(new Dimension(1280, 900));
 
         // the page hides the buttons; the API is what refuses: the same call the button would make
         Object status = ((JavascriptExecutor) browser)

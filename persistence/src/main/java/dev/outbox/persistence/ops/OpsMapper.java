@@ -37,7 +37,19 @@ public interface OpsMapper {
     /** Published rows per minute of the last hour; minutes with none are absent. */
     List<MinuteCount> publishedPerMinute();
 
+    /**
+     * Published and cancelled rows, each counted up to {@code limit} through its partial index, with
+     * PostgreSQL's estimate of each index's entries for when a count reaches the limit.
+     */
+    FinishedCounts finishedCounts(@Param("limit") int limit);
+
     void audit(AuditEntry entry);
+
+    /**
+     * The entry this session's last {@link #audit} wrote, as stored. The identity's {@code currval} is
+     * the session's own, so an entry another operator wrote in the meantime is never the one returned.
+     */
+    AuditEntry auditWritten();
 
     List<AuditEntry> auditLog(
             @Param("beforeId") Long beforeId, @Param("messageId") UUID messageId, @Param("limit") int limit);
