@@ -6,12 +6,17 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Properties;
+import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** Builds the HikariCP pool and waits, boundedly, for the database at start-up. */
 public final class DataSources {
     private static final Logger LOG = LoggerFactory.getLogger(DataSources.class);
+
+    /** How often the pool checks a connection that sat idle (HikariCP's minimum is 30 s). */
+    static final Duration KEEPALIVE = Duration.ofSeconds(30);
 
     private DataSources() {}
 
@@ -45,11 +50,43 @@ public final class DataSources {
             p.setProperty("password", config.password());
         }
         p.setProperty("ApplicationName", config.applicationName() + suffix);
-        p.setProperty(
-                "connectTimeout",
-                String.valueOf(Math.max(1, config.connectTimeout().toSeconds())));
+        p.setProperty("connectTimeout", String.valueOf(connectTimeoutSeconds(config)));
         p.setProperty("tcpKeepAlive", "true");
+        p.setProperty("socketTimeout", String.valueOf(socketTimeoutSeconds(config)));
+        p.setProperty("cancelSignalTimeout", String.valueOf(connectTimeoutSeconds(config)));
         return p;
+    }
+
+    private static long connectTimeoutSeconds(DatabaseConfig config) {
+        return Math.max(1, (config.connectTimeout().toMillis() + 999) / 1_000);
+    }
+
+    /**
+     * pgjdbc takes whole seconds; never 0, which means "wait forever". A statement whose server
+     * went silent ends after the socket timeout, or after its statement timeout plus the
+     * cancel's own timeout (pgjdbc waits for the cancel it sent), whichever is later.
+     */
+    static int socketTimeoutSeconds(DatabaseConfig config) {
+        return (int) Math.max(1, (config.socketTimeout().toMillis() + 999) / 1_000);
+    }
+
+    /**
+     * Connections for the migrations alone, without the socket timeout: a migration that builds
+     * an index on a large outbox may rightly keep the server busy, and silent, for minutes.
+     */
+    public static DataSource forMigrations(DatabaseConfig config) {
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        ds.setURL(config.url());
+        if (config.user() != null) {
+            ds.setUser(config.user());
+        }
+        if (config.password() != null) {
+            ds.setPassword(config.password());
+        }
+        ds.setApplicationName(config.applicationName() + "-migrations");
+        ds.setConnectTimeout((int) Math.max(1, config.connectTimeout().toSeconds()));
+        ds.setTcpKeepAlive(true);
+        return ds;
     }
 
     public static HikariDataSource create(DatabaseConfig config) {
@@ -64,12 +101,19 @@ public final class DataSources {
         hc.setPoolName(config.applicationName());
         // do not fail pool construction: start-up waits explicitly, and the relay rides out outages
         hc.setInitializationFailTimeout(-1);
+        // pgjdbc reads its properties with Properties.getProperty, which answers null for anything
+        // but a String: a number or a boolean here would be dropped without a word (measured: an
+        // Integer socketTimeout left the pool's connections without one)
         hc.addDataSourceProperty("ApplicationName", config.applicationName());
-        hc.addDataSourceProperty(
-                "connectTimeout", Math.max(1, config.connectTimeout().toSeconds()));
-        hc.addDataSourceProperty("tcpKeepAlive", true);
+        hc.addDataSourceProperty("connectTimeout", String.valueOf(connectTimeoutSeconds(config)));
+        hc.addDataSourceProperty("tcpKeepAlive", "true");
+        hc.addDataSourceProperty("socketTimeout", String.valueOf(socketTimeoutSeconds(config)));
+        hc.addDataSourceProperty("cancelSignalTimeout", String.valueOf(connectTimeoutSeconds(config)));
+        // an idle pooled connection to a host that vanished is found and replaced before anyone
+        // borrows it (the kernel's own keepalive starts after two hours)
+        hc.setKeepaliveTime(KEEPALIVE.toMillis());
         // prepared statements are reused after the first execution: MyBatis re-prepares per session
-        hc.addDataSourceProperty("prepareThreshold", 1);
+        hc.addDataSourceProperty("prepareThreshold", "1");
         if (config.customPlans()) {
             hc.addDataSourceProperty("options", "-c plan_cache_mode=force_custom_plan");
         }

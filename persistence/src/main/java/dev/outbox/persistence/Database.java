@@ -32,7 +32,7 @@ public final class Database implements AutoCloseable {
         try {
             DataSources.awaitAvailable(ds, config.startupWait());
             if (migrate) {
-                var result = DatabaseMigrations.migrate(ds);
+                var result = DatabaseMigrations.migrate(DataSources.forMigrations(config));
                 LOG.info(
                         "database {} at schema version {} ({} migration(s) applied now)",
                         config.url(),

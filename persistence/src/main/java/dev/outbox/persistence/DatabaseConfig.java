@@ -8,6 +8,13 @@ import java.util.Objects;
 /**
  * How to reach PostgreSQL and how large a pool to keep.
  *
+ * @param statementTimeout how long one statement may run (the server is asked to cancel it then)
+ * @param socketTimeout how long the driver waits for the server to answer at all: past it the
+ *     connection is given up. A server that stopped answering without closing the connection (a
+ *     network partition, a dead host) is otherwise waited on until the kernel gives up, some
+ *     fifteen minutes later, with the statement's thread blocked; the cancel a statement timeout
+ *     sends needs the same unreachable server. Longer than the statement timeout, so that a slow
+ *     statement is cancelled by the server first
  * @param customPlans plan every statement for its parameters and the table as it is now
  *     ({@code plan_cache_mode = force_custom_plan}) instead of reusing a generic plan: see
  *     {@link #withCustomPlans()}
@@ -19,6 +26,7 @@ public record DatabaseConfig(
         int maxPoolSize,
         Duration connectTimeout,
         Duration statementTimeout,
+        Duration socketTimeout,
         Duration startupWait,
         String applicationName,
         boolean customPlans) {
@@ -28,7 +36,18 @@ public record DatabaseConfig(
         if (!url.startsWith("jdbc:postgresql:")) {
             throw new ConfigurationException("OUTBOX_DB_URL must be a PostgreSQL JDBC URL (jdbc:postgresql://...)");
         }
+        if (socketTimeout.compareTo(statementTimeout) <= 0) {
+            throw new ConfigurationException("OUTBOX_DB_SOCKET_TIMEOUT (" + Settings.format(socketTimeout)
+                    + ") must be longer than OUTBOX_DB_STATEMENT_TIMEOUT (" + Settings.format(statementTimeout)
+                    + "): a slow statement is the server's to cancel, a silent server the driver's to give up on");
+        }
     }
+
+    /** The statement timeout's default: claims, marks and writes take milliseconds. */
+    public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(15);
+
+    /** What the socket timeout adds to the statement timeout unless it is set. */
+    static final Duration SOCKET_MARGIN = Duration.ofSeconds(5);
 
     /**
      * Reads {@code OUTBOX_DB_*}. The URL itself comes from the caller, because an unset
@@ -45,14 +64,20 @@ public record DatabaseConfig(
                         Duration.ofSeconds(5),
                         Duration.ofMillis(250),
                         Duration.ofMinutes(1)),
+                statementTimeout(settings),
                 settings.duration(
-                        "OUTBOX_DB_STATEMENT_TIMEOUT",
-                        Duration.ofSeconds(30),
-                        Duration.ofSeconds(1),
-                        Duration.ofHours(1)),
+                        "OUTBOX_DB_SOCKET_TIMEOUT",
+                        statementTimeout(settings).plus(SOCKET_MARGIN),
+                        Duration.ofSeconds(2),
+                        Duration.ofHours(2)),
                 settings.duration("OUTBOX_STARTUP_WAIT", Duration.ofSeconds(30), Duration.ZERO, Duration.ofHours(1)),
                 applicationName,
                 false);
+    }
+
+    private static Duration statementTimeout(Settings settings) {
+        return settings.duration(
+                "OUTBOX_DB_STATEMENT_TIMEOUT", DEFAULT_STATEMENT_TIMEOUT, Duration.ofSeconds(1), Duration.ofHours(1));
     }
 
     /** A config for tests and tools: defaults everywhere but the connection. */
@@ -63,7 +88,8 @@ public record DatabaseConfig(
                 password,
                 10,
                 Duration.ofSeconds(5),
-                Duration.ofSeconds(30),
+                DEFAULT_STATEMENT_TIMEOUT,
+                DEFAULT_STATEMENT_TIMEOUT.plus(SOCKET_MARGIN),
                 Duration.ofSeconds(10),
                 applicationName,
                 false);
@@ -71,7 +97,16 @@ public record DatabaseConfig(
 
     public DatabaseConfig withPoolSize(int size) {
         return new DatabaseConfig(
-                url, user, password, size, connectTimeout, statementTimeout, startupWait, applicationName, customPlans);
+                url,
+                user,
+                password,
+                size,
+                connectTimeout,
+                statementTimeout,
+                socketTimeout,
+                startupWait,
+                applicationName,
+                customPlans);
     }
 
     /**
@@ -84,7 +119,16 @@ public record DatabaseConfig(
      */
     public DatabaseConfig withCustomPlans() {
         return new DatabaseConfig(
-                url, user, password, maxPoolSize, connectTimeout, statementTimeout, startupWait, applicationName, true);
+                url,
+                user,
+                password,
+                maxPoolSize,
+                connectTimeout,
+                statementTimeout,
+                socketTimeout,
+                startupWait,
+                applicationName,
+                true);
     }
 
     @Override

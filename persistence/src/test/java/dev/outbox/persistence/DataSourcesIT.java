@@ -1,36 +1,60 @@
 package dev.outbox.persistence;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.config.ConfigurationException;
+import dev.outbox.config.Settings;
 import dev.outbox.testkit.TestDatabase;
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
+import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
 
 /**
- * The relay's pool plans every statement for the table as it is (a generic plan cached while the
- * outbox was empty scans the whole table once a backlog lands); other pools keep PostgreSQL's
- * default.
+ * The pool's connections really carry the driver settings they are given. pgjdbc reads them as
+ * strings only: a number handed to HikariCP was dropped without a word, which left every pooled
+ * connection without a socket timeout (a partitioned database then held request and relay
+ * threads until the kernel gave up).
  */
 class DataSourcesIT {
-    private static final TestDatabase DB = TestDatabase.get();
+    private final TestDatabase db = TestDatabase.get();
 
-    @Test
-    void theRelaysPoolPlansEachStatementForTheTableAsItIsOthersKeepTheDefault() throws Exception {
-        DatabaseConfig base = DatabaseConfig.of(DB.url(), DB.user(), DB.password(), "datasources-it");
-        assertEquals("force_custom_plan", planCacheMode(base.withCustomPlans()));
-        assertEquals("auto", planCacheMode(base));
+    private DatabaseConfig config(Map<String, String> env) {
+        Map<String, String> all = new java.util.HashMap<>(env);
+        all.putAll(db.env());
+        all.remove("OUTBOX_DB_URL");
+        return DatabaseConfig.from(new Settings(all), db.url(), "datasources-it");
     }
 
-    private static String planCacheMode(DatabaseConfig config) throws Exception {
-        try (HikariDataSource ds = DataSources.create(config);
-                Connection c = ds.getConnection();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SHOW plan_cache_mode")) {
-            rs.next();
-            return rs.getString(1);
+    @Test
+    void pooledConnectionsCarryTheSocketTimeoutAndThePrepareThreshold() throws Exception {
+        DatabaseConfig config = config(Map.of("OUTBOX_DB_STATEMENT_TIMEOUT", "5s", "OUTBOX_DB_SOCKET_TIMEOUT", "7s"));
+        try (HikariDataSource pool = DataSources.create(config);
+                Connection c = pool.getConnection()) {
+            assertEquals(7_000, c.getNetworkTimeout(), "socketTimeout reached the driver");
+            assertEquals(1, c.unwrap(PGConnection.class).getPrepareThreshold(), "prepareThreshold reached the driver");
         }
+    }
+
+    @Test
+    void theSocketTimeoutDefaultsToTheStatementTimeoutPlusAMargin() throws Exception {
+        DatabaseConfig config = config(Map.of("OUTBOX_DB_STATEMENT_TIMEOUT", "9s"));
+        assertEquals(Duration.ofSeconds(14), config.socketTimeout());
+        assertEquals(Duration.ofSeconds(20), config(Map.of()).socketTimeout(), "15 s statements, 20 s socket");
+        try (HikariDataSource pool = DataSources.create(config(Map.of()));
+                Connection c = pool.getConnection()) {
+            assertEquals(20_000, c.getNetworkTimeout());
+        }
+    }
+
+    @Test
+    void aSocketTimeoutNotLongerThanTheStatementTimeoutIsRefusedAtStart() {
+        ConfigurationException e = assertThrows(
+                ConfigurationException.class,
+                () -> config(Map.of("OUTBOX_DB_STATEMENT_TIMEOUT", "10s", "OUTBOX_DB_SOCKET_TIMEOUT", "10s")));
+        assertEquals(true, e.getMessage().contains("OUTBOX_DB_SOCKET_TIMEOUT"), e.getMessage());
     }
 }

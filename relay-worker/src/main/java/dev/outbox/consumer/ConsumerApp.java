@@ -117,7 +117,8 @@ public final class ConsumerApp implements AutoCloseable {
                     injector.getInstance(FailureCounter.class));
             BrokerSession session = new BrokerSession(
                     brokerConfig,
-                    new ExponentialBackoff(Duration.ofMillis(500), Duration.ofSeconds(30)),
+                    // capped at 10 s: once a partition heals, consuming resumes within it
+                    new ExponentialBackoff(Duration.ofMillis(500), Duration.ofSeconds(10)),
                     connection -> {
                         try (Channel ch = connection.createChannel()) {
                             Topology.declare(ch, brokerConfig.queueType());

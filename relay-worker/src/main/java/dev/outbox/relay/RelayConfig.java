@@ -92,9 +92,11 @@ public record RelayConfig(
                         Duration.ofMillis(500),
                         Duration.ofMillis(10),
                         Duration.ofMinutes(1)),
+                // after a partition heals, the broker is tried again within this: the bound on how long
+                // publishing stays stopped once the network is back
                 s.duration(
                         "OUTBOX_RELAY_RECONNECT_MAX",
-                        Duration.ofSeconds(30),
+                        Duration.ofSeconds(10),
                         Duration.ofMillis(10),
                         Duration.ofMinutes(10)),
                 s.duration(

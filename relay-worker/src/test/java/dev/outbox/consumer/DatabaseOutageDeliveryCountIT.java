@@ -62,6 +62,7 @@ class DatabaseOutageDeliveryCountIT {
                 Duration.ofMillis(500),
                 Duration.ofSeconds(5),
                 Duration.ofSeconds(10),
+                Duration.ofSeconds(10),
                 "outage-count-it",
                 false));
         closing.add(pool::close);

@@ -41,6 +41,7 @@ class IdempotentProcessorOutageIT {
                 Duration.ofMillis(500),
                 Duration.ofSeconds(5),
                 Duration.ofSeconds(10),
+                Duration.ofSeconds(10),
                 "outage-it",
                 false));
         processor = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(5)))

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 
 /**
@@ -37,6 +38,31 @@ public final class JavaProcess implements AutoCloseable {
     public static JavaProcess start(
             List<String> jvmOptions, String name, String mainClass, Map<String, String> env, String... args)
             throws IOException {
+        return start(UnaryOperator.identity(), jvmOptions, name, mainClass, env, args);
+    }
+
+    /**
+     * Starts inside a {@link dev.outbox.testkit.net.NetworkSandbox}: {@code ip netns exec} execs
+     * the JVM, so {@link #pid()} is the JVM's own and signals reach it.
+     */
+    public static JavaProcess startIn(
+            dev.outbox.testkit.net.NetworkSandbox sandbox,
+            String name,
+            String mainClass,
+            Map<String, String> env,
+            String... args)
+            throws IOException {
+        return start(sandbox::wrap, List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"), name, mainClass, env, args);
+    }
+
+    private static JavaProcess start(
+            UnaryOperator<List<String>> wrapper,
+            List<String> jvmOptions,
+            String name,
+            String mainClass,
+            Map<String, String> env,
+            String... args)
+            throws IOException {
         Path log = Files.createTempFile("outbox-" + name + "-", ".log");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -45,7 +71,7 @@ public final class JavaProcess implements AutoCloseable {
         command.add(System.getProperty("java.class.path"));
         command.add(mainClass);
         command.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(command);
+        ProcessBuilder pb = new ProcessBuilder(wrapper.apply(command));
         pb.environment().putAll(env);
         pb.redirectErrorStream(true);
         pb.redirectOutput(log.toFile());

@@ -37,24 +37,42 @@ public final class TcpProxy implements AutoCloseable {
     private volatile boolean stalled;
     private volatile long latencyMillis;
     private volatile boolean closed;
+    private final boolean serverLikeTimeouts;
 
-    private TcpProxy(String targetHost, int targetPort) throws IOException {
+    private TcpProxy(String targetHost, int targetPort, InetAddress bind, boolean serverLikeTimeouts)
+            throws IOException {
         this.targetHost = targetHost;
         this.targetPort = targetPort;
+        this.serverLikeTimeouts = serverLikeTimeouts;
         this.server = new ServerSocket();
         server.setReuseAddress(true);
-        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        server.bind(new InetSocketAddress(bind, 0));
         Thread acceptor = new Thread(this::acceptLoop, "tcp-proxy-accept-" + server.getLocalPort());
         acceptor.setDaemon(true);
         acceptor.start();
     }
 
     public static TcpProxy start(String targetHost, int targetPort) throws IOException {
-        return new TcpProxy(targetHost, targetPort);
+        return new TcpProxy(targetHost, targetPort, InetAddress.getLoopbackAddress(), false);
     }
 
+    /**
+     * A forwarder that stands in for the server's own TCP stack, for clients on the far side of a
+     * link that may be cut ({@link dev.outbox.testkit.net.NetworkSandbox}): it notices a client
+     * that went silent as a server with TCP keepalives and a user timeout would (keepalive probes
+     * after {@value #SILENT_IDLE_SECONDS} s idle, a write to the client stuck for {@value
+     * #STUCK_WRITE_MILLIS} ms), and then closes the server's side, so that the server sees its
+     * client gone (its session ends, its locks are freed) as it would behind a real partition.
+     */
+    public static TcpProxy forwarder(InetAddress bind, String targetHost, int targetPort) throws IOException {
+        return new TcpProxy(targetHost, targetPort, bind, true);
+    }
+
+    static final int SILENT_IDLE_SECONDS = 2;
+    static final long STUCK_WRITE_MILLIS = 5_000;
+
     public String host() {
-        return "127.0.0.1";
+        return server.getInetAddress().getHostAddress();
     }
 
     public int port() {
@@ -131,6 +149,12 @@ public final class TcpProxy implements AutoCloseable {
                 continue;
             }
             try {
+                if (serverLikeTimeouts) {
+                    client.setKeepAlive(true);
+                    client.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE, SILENT_IDLE_SECONDS);
+                    client.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPINTERVAL, 1);
+                    client.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPCOUNT, 3);
+                }
                 Socket upstream = new Socket();
                 upstream.connect(new InetSocketAddress(targetHost, targetPort), 5_000);
                 Link link = new Link(client, upstream);
@@ -154,6 +178,8 @@ public final class TcpProxy implements AutoCloseable {
     private final class Link {
         private final Socket client;
         private final Socket upstream;
+        /** When the write toward the client that is still under way began; 0 while none is. */
+        private volatile long clientWriteSince;
 
         Link(Socket client, Socket upstream) {
             this.client = client;
@@ -163,6 +189,27 @@ public final class TcpProxy implements AutoCloseable {
         void start() {
             pump(client, upstream, "up");
             pump(upstream, client, "down");
+            if (serverLikeTimeouts) {
+                Thread watchdog = new Thread(this::watchClientWrites, "tcp-proxy-watchdog-" + port());
+                watchdog.setDaemon(true);
+                watchdog.start();
+            }
+        }
+
+        /** A write to the client that makes no progress ends the connection, as TCP_USER_TIMEOUT would. */
+        private void watchClientWrites() {
+            while (!client.isClosed() && !closed) {
+                long since = clientWriteSince;
+                if (since != 0 && System.nanoTime() - since > STUCK_WRITE_MILLIS * 1_000_000) {
+                    close();
+                    return;
+                }
+                try {
+                    Thread.sleep(250);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
         }
 
         private void pump(Socket from, Socket to, String direction) {
@@ -178,8 +225,15 @@ public final class TcpProxy implements AutoCloseable {
                                 if (delay > 0) {
                                     Thread.sleep(delay);
                                 }
+                                boolean towardClient = to == client;
+                                if (towardClient) {
+                                    clientWriteSince = System.nanoTime();
+                                }
                                 out.write(buf, 0, n);
                                 out.flush();
+                                if (towardClient) {
+                                    clientWriteSince = 0;
+                                }
                             }
                         } catch (IOException | InterruptedException e) {
                             // the other side went away or we reset it: close both ends below
