@@ -142,7 +142,8 @@ final class Views {
                                 + " makes it due now";
             case "PARKED":
                 String step = parkedStep(code, id, text(r, "exchange"), text(r, "routingKey"));
-                return "PAYLOAD_INVALID".equals(code) && r.hasNonNull("aggregateVersion")
+                return ("PAYLOAD_INVALID".equals(code) || "UNENCODABLE".equals(code))
+                                && r.hasNonNull("aggregateVersion")
                         ? step + " (it has a version: read ops/RUNBOOK.md on cancelling versioned rows first)"
                         : step;
             default:
@@ -167,6 +168,9 @@ final class Views {
             case "PAYLOAD_INVALID":
                 return "the payload breaks its contract and will never be sent: outboxctl cancel " + id
                         + " --reason '...' and emit it again from the source";
+            case "UNENCODABLE":
+                return "the row can never become an AMQP message (its last error names the field) and was never"
+                        + " sent: outboxctl cancel " + id + " --reason '...' and write it again within the limits";
             default:
                 return "it spent its attempts on " + code + ": check broker health and the relay's log, then"
                         + " outboxctl retry " + id;

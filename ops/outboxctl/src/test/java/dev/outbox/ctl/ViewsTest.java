@@ -95,6 +95,8 @@ class ViewsTest {
     @Test
     void everyParkedErrorCodeHasItsOwnAdvice() throws Exception {
         assertTrue(step("PARKED", "PAYLOAD_INVALID").contains("outboxctl cancel x --reason"));
+        assertTrue(step("PARKED", "UNENCODABLE").contains("outboxctl cancel x --reason"));
+        assertTrue(step("PARKED", "UNENCODABLE").contains("never sent"));
         assertFalse(step("PARKED", "PAYLOAD_INVALID").contains("versioned rows"));
         assertTrue(Views.nextStep(json(
                         "{'id':'x','status':'PARKED','lastErrorCode':'PAYLOAD_INVALID'," + "'aggregateVersion':2}"))
