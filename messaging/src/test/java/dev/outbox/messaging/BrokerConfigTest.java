@@ -63,4 +63,63 @@ class BrokerConfigTest {
                 () -> BrokerConfig.from(new Settings(Map.of("OUTBOX_AMQP_QUEUE_TYPE", "stream")), "amqp://h/v", "t"));
         assertTrue(e.getMessage().contains("OUTBOX_AMQP_QUEUE_TYPE"), e.getMessage());
     }
+
+    /** Every broker URI with several nodes that the README shows, as a user would paste it. */
+    @Test
+    void everyClusterUriInTheReadmeParsesIntoItsNodes() throws Exception {
+        String readme = java.nio.file.Files.readString(java.nio.file.Path.of("..", "README.md"));
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("amqps?://[^\\s`|)'\"]+").matcher(readme);
+        int seen = 0;
+        while (m.find()) {
+            String uri = m.group();
+            if (!uri.contains(",")) {
+                continue;
+            }
+            seen++;
+            String hosts = uri.replaceFirst("^amqps?://([^@/]*@)?", "").replaceFirst("/.*$", "");
+            BrokerConfig c = BrokerConfig.of(uri, "readme");
+            assertEquals(hosts.split(",").length, c.addresses().size(), uri);
+            assertTrue(c.firstNodeUri().startsWith(uri.substring(0, uri.indexOf("://") + 3)), uri);
+            assertTrue(java.net.URI.create(c.firstNodeUri()).getHost() != null, "first node of " + uri);
+        }
+        assertTrue(seen >= 2, "the README shows cluster URIs (found " + seen + ")");
+    }
+
+    @net.jqwik.api.Property(tries = 300)
+    void anyListOfNodesParsesIntoTheSameNodesInOrder(
+            @net.jqwik.api.ForAll("nodes") List<Address> nodes, @net.jqwik.api.ForAll boolean credentials) {
+        StringBuilder uri = new StringBuilder("amqp://").append(credentials ? "u%40x:p%3Aw@" : "");
+        for (int i = 0; i < nodes.size(); i++) {
+            uri.append(i == 0 ? "" : ",")
+                    .append(nodes.get(i).getHost())
+                    .append(":")
+                    .append(nodes.get(i).getPort());
+        }
+        uri.append("/%2F");
+        assertEquals(nodes, BrokerConfig.of(uri.toString(), "t").addresses(), uri.toString());
+    }
+
+    @net.jqwik.api.Provide
+    net.jqwik.api.Arbitrary<List<Address>> nodes() {
+        net.jqwik.api.Arbitrary<String> host = net.jqwik.api.Arbitraries.oneOf(
+                net.jqwik.api.Arbitraries.strings()
+                        .withCharRange('a', 'z')
+                        .numeric()
+                        .withChars('-')
+                        .ofMinLength(1)
+                        .ofMaxLength(20)
+                        .filter(h -> Character.isLetter(h.charAt(0)) && !h.endsWith("-")),
+                net.jqwik.api.Arbitraries.integers()
+                        .between(0, 255)
+                        .list()
+                        .ofSize(4)
+                        .map(o -> o.get(0) + "." + o.get(1) + "." + o.get(2) + "." + o.get(3)));
+        return net.jqwik.api.Combinators.combine(
+                        host, net.jqwik.api.Arbitraries.integers().between(1, 65_535))
+                .as(Address::new)
+                .list()
+                .ofMinSize(1)
+                .ofMaxSize(5);
+    }
 }
