@@ -95,7 +95,7 @@ class PublishLaneTest {
     }
 
     @Test
-    void suspectsAreKeptUntilIsolatedAndHandedBackOnceOnShutdown() {
+    void suspectsNotYetIsolatedAreHandedBackOnceOnShutdown() {
         OutboxRecord a = afterAttempts(1);
         OutboxRecord b = afterAttempts(1);
         lane.suspect(a, ErrorCode.EXCHANGE_NOT_FOUND, "404");
