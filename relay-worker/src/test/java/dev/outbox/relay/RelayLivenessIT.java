@@ -157,7 +157,8 @@ class RelayLivenessIT {
     }
 
     @Test
-    void aKilledRelaysRowsArePublishedByAnotherRelayWithinTenSecondsOfTheGraceThoughTheLeaseIsTwoMinutes() throws Exception {
+    void aKilledRelaysRowsArePublishedByAnotherRelayWithinTenSecondsOfTheGraceThoughTheLeaseIsTwoMinutes()
+            throws Exception {
         // -Dliveness.trials=10 measures the recovery time over several crashes (the README's numbers)
         int trials = Integer.getInteger("liveness.trials", 1);
         int orders = 50;
@@ -183,7 +184,9 @@ class RelayLivenessIT {
                         doomed.allRows().size(),
                         took);
                 assertTrue(
-                        took < RECOVERY_BOUND.plus(Duration.parse("PT" + GRACE.toUpperCase(java.util.Locale.ROOT)))
+                        took
+                                < RECOVERY_BOUND
+                                        .plus(Duration.parse("PT" + GRACE.toUpperCase(java.util.Locale.ROOT)))
                                         .toMillis(),
                         "published " + took + " ms after the kill");
                 assertEquals(orders, survivor.liveness().recovered());
