@@ -27,13 +27,17 @@ import org.mybatis.guice.transactional.Transactional;
 
 /**
  * The relay registry's recovery against real sessions and locks: a dead relay is one whose lock
- * nobody holds; its rows come back without counting the attempt, except when the row was already
- * given back by a dead relay last time: then it counts, so a row that kills every relay that takes
- * it is parked once its attempts are spent instead of crashing the fleet forever.
+ * nobody holds and whose heartbeat is older than the grace; its rows come back as suspects without
+ * counting the attempt, except a suspect that the dead relay held alone: then it counts, so a row
+ * that kills every relay that takes it is parked once its attempts are spent instead of crashing
+ * the fleet forever, while the rows that merely shared a batch with it lose nothing.
  */
 class RelayRegistryIT {
     private static final TestDatabase DB = TestDatabase.get();
     private static final int MAX_ATTEMPTS = 5;
+    /** Judges a relay by its lock alone; the grace has tests of its own. */
+    private static final Duration NO_GRACE = Duration.ZERO;
+
     private static HikariDataSource pool;
     private static RelayRegistry registry;
     private static InOneTransaction inOneTransaction;
@@ -108,7 +112,8 @@ class RelayRegistryIT {
 
             assertEquals(
                     2,
-                    registry.releaseDeadRelays("relay-self", 100, MAX_ATTEMPTS).size());
+                    registry.releaseDeadRelays("relay-self", NO_GRACE, 100, MAX_ATTEMPTS)
+                            .size());
 
             assertEquals(
                     Map.of("status", "PENDING", "attempt_count", 0, "last_error_code", "RELAY_DIED"),
@@ -124,18 +129,82 @@ class RelayRegistryIT {
     }
 
     @Test
-    void aRowThatADeadRelayHeldLastTimeTooCountsTheAttemptAndIsParkedWhenTheyAreSpent() {
-        deadRelay("relay-dead");
-        UUID again = leased("relay-dead", 2, "RELAY_DIED");
-        UUID poison = leased("relay-dead", MAX_ATTEMPTS, "RELAY_DIED");
+    void aSuspectThatADeadRelayHeldAloneCountsTheAttemptAndIsParkedWhenTheyAreSpent() {
+        deadRelay("relay-dead-1");
+        deadRelay("relay-dead-2");
+        UUID again = leased("relay-dead-1", 2, "RELAY_DIED");
+        UUID poison = leased("relay-dead-2", MAX_ATTEMPTS, "RELAY_DIED");
         assertEquals(
-                2, registry.releaseDeadRelays("relay-other", 100, MAX_ATTEMPTS).size());
+                2,
+                registry.releaseDeadRelays("relay-other", NO_GRACE, 100, MAX_ATTEMPTS)
+                        .size());
         assertEquals(
                 Map.of("status", "RETRYABLE_FAILED", "attempt_count", 2, "last_error_code", "RELAY_DIED"),
                 withoutLock(row(again)));
         assertEquals(
                 Map.of("status", "PARKED", "attempt_count", MAX_ATTEMPTS, "last_error_code", "RELAY_DIED"),
                 withoutLock(row(poison)));
+    }
+
+    @Test
+    void aDeathIsNotCountedAgainstAnyRowWhenTheDeadRelayHeldMoreThanOne() {
+        deadRelay("relay-dead");
+        // the row that kills relays, in a batch with a healthy one (a relay of an older version, or
+        // a batch claimed before the row became a suspect): nothing says which of them it was
+        UUID suspect = leased("relay-dead", MAX_ATTEMPTS, "RELAY_DIED");
+        UUID healthy = leased("relay-dead", 1, null);
+        assertEquals(
+                2,
+                registry.releaseDeadRelays("relay-other", NO_GRACE, 100, MAX_ATTEMPTS)
+                        .size());
+        assertEquals(
+                Map.of(
+                        "status",
+                        "RETRYABLE_FAILED",
+                        "attempt_count",
+                        MAX_ATTEMPTS - 1,
+                        "last_error_code",
+                        "RELAY_DIED"),
+                withoutLock(row(suspect)));
+        assertEquals(
+                Map.of("status", "PENDING", "attempt_count", 0, "last_error_code", "RELAY_DIED"),
+                withoutLock(row(healthy)),
+                "a suspect now: published alone next time, its attempt given back");
+    }
+
+    @Test
+    void anOrdinaryRowHeldAloneBecomesASuspectWithoutCountingTheAttempt() {
+        deadRelay("relay-dead");
+        UUID alone = leased("relay-dead", 1, null);
+        assertEquals(
+                1,
+                registry.releaseDeadRelays("relay-other", NO_GRACE, 100, MAX_ATTEMPTS)
+                        .size());
+        assertEquals(
+                Map.of("status", "PENDING", "attempt_count", 0, "last_error_code", "RELAY_DIED"),
+                withoutLock(row(alone)));
+    }
+
+    @Test
+    void aRelayWhoseLockIsFreeIsDeadOnlyOnceItsHeartbeatIsOlderThanTheGrace() {
+        // its session ended a moment ago, as every session does in a failover or a cut connection:
+        // a live relay takes its lock again within its next check or two
+        deadRelay("relay-blip");
+        UUID ofBlip = leased("relay-blip", 1, null);
+        Duration grace = Duration.ofSeconds(30);
+        assertEquals(
+                0,
+                registry.releaseDeadRelays("relay-other", grace, 100, MAX_ATTEMPTS)
+                        .size());
+        assertEquals("IN_PROGRESS", row(ofBlip).get("status"), "within the grace: not dead yet");
+
+        DB.update(
+                "UPDATE outbox_relays SET heartbeat_at = now() - interval '31 seconds' WHERE relay_id = 'relay-blip'");
+        assertEquals(
+                1,
+                registry.releaseDeadRelays("relay-other", grace, 100, MAX_ATTEMPTS)
+                        .size());
+        assertEquals("PENDING", row(ofBlip).get("status"), "silent for longer than the grace and no lock: dead");
     }
 
     @Test
@@ -169,7 +238,8 @@ class RelayRegistryIT {
         deadRelay("relay-dead");
         assertEquals(
                 0,
-                registry.releaseDeadRelays("relay-self", 100, MAX_ATTEMPTS).size(),
+                registry.releaseDeadRelays("relay-self", NO_GRACE, 100, MAX_ATTEMPTS)
+                        .size(),
                 "relay-dead holds nothing, and relay-pooled is no longer a sweep's business");
         assertEquals("IN_PROGRESS", row(nowLeased).get("status"));
 
@@ -193,7 +263,7 @@ class RelayRegistryIT {
 
         @Transactional
         public <T> T lockDeadRelaysThen(String self, List<String> dead, Supplier<T> whileLocked) {
-            dead.addAll(mapper.lockDeadRelays(self, RelayLock.NAMESPACE));
+            dead.addAll(mapper.lockDeadRelays(self, RelayLock.NAMESPACE, 0));
             return whileLocked.get();
         }
     }

@@ -37,6 +37,7 @@ public final class OutboxRelay {
     private final WaitAnnouncer waits;
     private final ClaimGate claims = new ClaimGate();
     private final List<PublishLane> lanes = new ArrayList<>();
+    private final SuspectIsolation suspects;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "relay-timer");
         t.setDaemon(true);
@@ -55,6 +56,7 @@ public final class OutboxRelay {
         for (int i = 0; i < config.publishers(); i++) {
             lanes.add(new PublishLane(i, config, store, session, recorder, backoff, stats, wakeup, waits, claims));
         }
+        this.suspects = new SuspectIsolation(config, store, session, claims, lanes.get(0), recorder, stats);
     }
 
     public synchronized void start() {
@@ -64,10 +66,15 @@ public final class OutboxRelay {
         started = true;
         recorder.start();
         lanes.forEach(PublishLane::start);
+        suspects.start();
         long sweep = Math.max(10, Math.min(100, config.confirmTimeout().toMillis() / 10));
-        timer.scheduleWithFixedDelay(this::expireOverdue, sweep, sweep, TimeUnit.MILLISECONDS);
         timer.scheduleWithFixedDelay(
-                this::recoverStaleLeases, 0, config.staleCheckInterval().toMillis(), TimeUnit.MILLISECONDS);
+                surviving("confirm-timeout-sweep", stats, this::expireOverdue), sweep, sweep, TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(
+                surviving("stale-lease-recovery", stats, this::recoverStaleLeases),
+                0,
+                config.staleCheckInterval().toMillis(),
+                TimeUnit.MILLISECONDS);
         LOG.info(
                 "relay {} started: {} publisher(s), batch {}, confirm window {}, poll {} ms, confirm timeout {} ms,"
                         + " lease {} s, {} attempts",
@@ -99,6 +106,20 @@ public final class OutboxRelay {
         wakeup.signal();
     }
 
+    /**
+     * Rows of a dead relay were given back (as suspects): they are published one at a time, and
+     * the versions behind them by the lanes once those are done; both start now.
+     */
+    void rowsGivenBack() {
+        suspects.nudge();
+        wakeup.signal();
+    }
+
+    /** Times the lanes were paused to publish suspects alone. */
+    long suspectSlices() {
+        return suspects.slices();
+    }
+
     /** Whether lanes may claim now; {@link RelayLiveness} holds them back while it lacks the lock. */
     ClaimGate claims() {
         return claims;
@@ -117,21 +138,31 @@ public final class OutboxRelay {
         return lanes.stream().mapToInt(PublishLane::inFlight).sum();
     }
 
+    /**
+     * A timer task that survives whatever it throws, an Error included: a task of a
+     * {@link ScheduledExecutorService} that throws is silently never run again, and a relay whose
+     * confirm-timeout sweep or stale-lease recovery stopped would look healthy while rows pile up.
+     */
+    static Runnable surviving(String where, RelayStats stats, Runnable task) {
+        return () -> {
+            try {
+                task.run();
+            } catch (Throwable e) { // NOPMD: the task boundary, see above
+                stats.unexpected(where);
+                LOG.error("{} failed; it runs again at its next turn", where, e);
+            }
+        };
+    }
+
     private void expireOverdue() {
-        try {
-            int expired = 0;
-            for (PublishLane lane : lanes) {
-                expired += lane.expireOverdue();
-            }
-            if (expired > 0) {
-                // a connection that leaves confirms unanswered this long cannot be trusted with more
-                session.recycle(expired + " message(s) had no confirm within "
-                        + config.confirmTimeout().toMillis() + " ms");
-            }
-        } catch (RuntimeException | Error e) {
-            // a scheduled task that throws is never run again: this one must survive anything
-            stats.unexpected("confirm-timeout-sweep");
-            LOG.error("confirm-timeout sweep failed", e);
+        int expired = 0;
+        for (PublishLane lane : lanes) {
+            expired += lane.expireOverdue();
+        }
+        if (expired > 0) {
+            // a connection that leaves confirms unanswered this long cannot be trusted with more
+            session.recycle(expired + " message(s) had no confirm within "
+                    + config.confirmTimeout().toMillis() + " ms");
         }
     }
 
@@ -155,9 +186,6 @@ public final class OutboxRelay {
             }
         } catch (DataAccessException e) {
             LOG.warn("stale-lease recovery skipped: {}", e.getMessage());
-        } catch (RuntimeException | Error e) {
-            stats.unexpected("stale-lease-recovery");
-            LOG.error("stale-lease recovery failed", e);
         }
     }
 
@@ -169,6 +197,8 @@ public final class OutboxRelay {
         started = false;
         long deadline = System.nanoTime() + config.shutdownTimeout().toNanos();
         try {
+            // first: it may hold the lanes paused, and it finishes the suspect in hand
+            suspects.stop(remaining(deadline).plusSeconds(1));
             lanes.forEach(PublishLane::requestStop);
             wakeup.signal();
             for (PublishLane lane : lanes) {

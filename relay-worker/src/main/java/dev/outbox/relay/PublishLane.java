@@ -106,8 +106,24 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
                     }
                     continue;
                 }
-                List<OutboxRecord> rows =
-                        store.claim(config.relayId(), Math.min(config.batchSize(), free), config.unorderedTypes());
+                if (!claims.tryEnter()) {
+                    continue; // closed, or paused for suspects, since the look above
+                }
+                List<OutboxRecord> rows;
+                try {
+                    rows = store.claim(
+                            config.relayId(),
+                            Math.min(config.batchSize(), free),
+                            config.unorderedTypes(),
+                            claims.fenced());
+                    if (!rows.isEmpty()) {
+                        stats.claimed(rows.size());
+                        publishAll(p, rows);
+                    }
+                } finally {
+                    // a pause for suspects waits for this: what the lane claimed is sent or given back
+                    claims.exit();
+                }
                 if (dbFailures > 0) {
                     LOG.info("database reachable again after {} failed attempt(s)", dbFailures);
                     dbFailures = 0;
@@ -118,8 +134,6 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
                     }
                     continue;
                 }
-                stats.claimed(rows.size());
-                publishAll(p, rows);
                 waits.busy(index);
             } catch (DataAccessException e) {
                 Duration wait = dbBackoff.delay(dbFailures);

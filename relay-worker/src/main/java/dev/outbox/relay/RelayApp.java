@@ -107,7 +107,7 @@ public final class RelayApp implements AutoCloseable {
                     .register(registry);
             RelayRegistry relays = injector.getInstance(RelayRegistry.class);
             RelayGauges.register(registry, relays, Duration.ofSeconds(5));
-            LivenessConfig livenessConfig = LivenessConfig.from(settings);
+            LivenessConfig livenessConfig = LivenessConfig.from(settings, databaseConfig.connectTimeout());
             RelayLiveness liveness = null;
             if (livenessConfig.enabled()) {
                 liveness = new RelayLiveness(
@@ -116,7 +116,7 @@ public final class RelayApp implements AutoCloseable {
                         config.relayId(),
                         relays,
                         relay.claims(),
-                        relay::wakeUp,
+                        relay::rowsGivenBack,
                         livenessConfig.reconnectBackoff(),
                         config.backoff().size(),
                         registry);

@@ -41,8 +41,11 @@ import org.slf4j.LoggerFactory;
  * its relay id: a previous incarnation left them when it died.
  *
  * <p>A sweep, on another thread at the same interval, gives back the rows of registered relays
- * whose lock nobody holds ({@code RELAY_DIED}), due now and without counting the attempt. Rows of
- * relays that are not registered are left to the lease ({@code STALE_LOCK}).
+ * whose lock nobody holds and whose heartbeat is older than {@link LivenessConfig#grace()}
+ * ({@code RELAY_DIED}), due now and without counting the attempt; they become suspects, published
+ * alone ({@link SuspectIsolation}). A relay sweeps only once it has held its own lock for the grace:
+ * after a database failover every lock is free until its relay reconnects. Rows of relays that are
+ * not registered are left to the lease ({@code STALE_LOCK}).
  */
 final class RelayLiveness implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RelayLiveness.class);
@@ -76,6 +79,8 @@ final class RelayLiveness implements AutoCloseable {
     private volatile boolean held;
     private volatile String state = "DOWN: taking the liveness lock; not claiming yet";
     private volatile int backendPid = -1;
+    /** When the lock was last taken (System.nanoTime()); a relay judges others only a grace later. */
+    private volatile long heldSince;
 
     RelayLiveness(
             LivenessConfig config,
@@ -139,9 +144,13 @@ final class RelayLiveness implements AutoCloseable {
                 .register(meters);
     }
 
-    /** Closes the claim gate until the lock is held, then starts holding it and sweeping. */
+    /**
+     * Closes the claim gate until the lock is held, fences every claim on the lock in the
+     * database too, then starts holding it and sweeping.
+     */
     void start() {
         gate.close("waiting for the liveness lock");
+        gate.fenceOnLivenessLock();
         holder.start();
         long every = config.checkInterval().toMillis();
         sweeper.scheduleWithFixedDelay(this::sweep, every, every, TimeUnit.MILLISECONDS);
@@ -219,6 +228,7 @@ final class RelayLiveness implements AutoCloseable {
                     tookBack = true;
                 }
                 backendPid = lock.backendPid();
+                heldSince = System.nanoTime();
                 held = true;
                 state = "UP";
                 acquisitions.incrementAndGet();
@@ -337,6 +347,7 @@ final class RelayLiveness implements AutoCloseable {
                             + " they are due now and may be published a second time (consumers deduplicate on messageId)",
                     relayId,
                     total);
+            wakeUp.run();
         }
     }
 
@@ -346,10 +357,15 @@ final class RelayLiveness implements AutoCloseable {
                 // a relay without its own lock is the suspect one; it leaves the judging to others
                 return;
             }
+            if (System.nanoTime() - heldSince < config.grace().toNanos()) {
+                // just took its lock (start, or back after a failover that cut every session): peers
+                // get the same grace to take theirs again before anything of theirs is judged
+                return;
+            }
             Map<String, Integer> byRelay = new TreeMap<>();
             List<OutboxMapper.StaleLease> batch;
             do {
-                batch = registry.releaseDeadRelays(relayId, RELEASE_BATCH, maxAttempts);
+                batch = registry.releaseDeadRelays(relayId, config.grace(), RELEASE_BATCH, maxAttempts);
                 for (OutboxMapper.StaleLease s : batch) {
                     byRelay.merge(s.lockedBy(), 1, Integer::sum);
                     logReleased(s);
@@ -360,8 +376,9 @@ final class RelayLiveness implements AutoCloseable {
                         byRelay.values().stream().mapToInt(Integer::intValue).sum();
                 recovered.increment(total);
                 LOG.warn(
-                        "relay(s) died holding leases (their liveness lock is free): gave back {} row(s), due now,"
-                                + " attempt not counted (RELAY_DIED): {}",
+                        "relay(s) died holding leases (their liveness lock is free and they were silent for over {}"
+                                + " ms): gave back {} row(s), due now, as suspects to be published alone (RELAY_DIED): {}",
+                        config.grace().toMillis(),
                         total,
                         byRelay);
                 wakeUp.run();
@@ -379,7 +396,7 @@ final class RelayLiveness implements AutoCloseable {
         } catch (DataAccessException e) {
             errors.increment();
             LOG.warn("dead-relay sweep skipped: {}", e.getMessage());
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // NOPMD: a scheduled task that throws is never run again; an Error included
             errors.increment();
             LOG.error(
                     "dead-relay sweep failed; it runs again in {} ms",

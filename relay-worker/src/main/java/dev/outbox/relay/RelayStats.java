@@ -31,6 +31,7 @@ public final class RelayStats {
     private final Counter transientMarkFailures;
     private final Counter permanentMarkFailures;
     private final Counter unrecorded;
+    private final Counter suspectsAlone;
     private final Map<ErrorCode, Counter> failures = new EnumMap<>(ErrorCode.class);
     private final Timer confirmLatency;
     private final Timer commitToPublish;
@@ -67,6 +68,10 @@ public final class RelayStats {
         unrecorded = Counter.builder("outbox.relay.outcomes.unrecorded")
                 .description("outcomes the database refused for good: their rows stay leased until stale-lease"
                         + " recovery (a confirmed one is published again)")
+                .register(registry);
+        suspectsAlone = Counter.builder("outbox.relay.suspects.published.alone")
+                .description("rows given back after a relay died (suspects), each published while this relay held"
+                        + " nothing else")
                 .register(registry);
         for (ErrorCode c : ErrorCode.values()) {
             failures.put(
@@ -175,6 +180,14 @@ public final class RelayStats {
                 .description("exceptions and errors a publishing lane or the relay's timer caught and survived")
                 .register(registry)
                 .increment();
+    }
+
+    void suspectPublishedAlone() {
+        suspectsAlone.increment();
+    }
+
+    public long suspectsPublishedAlone() {
+        return (long) suspectsAlone.count();
     }
 
     void outcomeUnrecorded() {

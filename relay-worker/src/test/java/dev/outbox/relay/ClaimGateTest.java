@@ -45,4 +45,42 @@ class ClaimGateTest {
         assertTrue(lane.get(10, TimeUnit.SECONDS));
         assertTrue(gate.isOpen());
     }
+
+    @Test
+    void aPauseForSuspectsWaitsForTheLaneInsideAClaimAndLetsNoNewClaimIn() throws Exception {
+        ClaimGate gate = new ClaimGate();
+        assertTrue(gate.tryEnter(), "a lane starts a claim");
+        CompletableFuture<Boolean> pausing = CompletableFuture.supplyAsync(() -> {
+            try {
+                return gate.pause("publishing suspects one at a time", Duration.ofMinutes(1));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        });
+        // the pause is in force at once, though it still waits for the lane inside
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !gate.isOpen());
+        assertFalse(pausing.isDone(), "a lane is still inside its claim");
+        assertFalse(gate.tryEnter(), "no new claim while paused");
+        assertTrue(gate.livenessOpen(), "a pause is not a lost lock");
+        assertEquals("publishing suspects one at a time", gate.closedBecause());
+        gate.exit();
+        assertTrue(pausing.get(10, TimeUnit.SECONDS), "the lane left its claim: the pause holds with nobody inside");
+        gate.resume();
+        assertTrue(gate.isOpen());
+        assertTrue(gate.tryEnter());
+        gate.exit();
+    }
+
+    @Test
+    void aPauseThatOutlastsItsTimeoutSaysSoAndALostLockOutlastsAResume() throws Exception {
+        ClaimGate gate = new ClaimGate();
+        assertTrue(gate.tryEnter());
+        assertFalse(gate.pause("suspects", Duration.ofMillis(20)), "the lane never left its claim");
+        gate.close("lost the liveness lock");
+        gate.resume();
+        assertFalse(gate.isOpen(), "resuming after suspects does not open a gate that liveness closed");
+        assertEquals("lost the liveness lock", gate.closedBecause());
+        gate.exit();
+    }
 }

@@ -18,8 +18,8 @@ class LivenessConfigTest {
     @Test
     void afterAnyNumberOfFailuresTheLockIsTriedAgainWithinACheckInterval() {
         for (String interval : new String[] {"50ms", "2s", "1m"}) {
-            LivenessConfig config =
-                    LivenessConfig.from(new Settings(Map.of("OUTBOX_RELAY_LIVENESS_CHECK_INTERVAL", interval)));
+            LivenessConfig config = LivenessConfig.from(
+                    new Settings(Map.of("OUTBOX_RELAY_LIVENESS_CHECK_INTERVAL", interval)), Duration.ofSeconds(5));
             ExponentialBackoff backoff = config.reconnectBackoff();
             for (int failures = 0; failures < 64; failures++) {
                 Duration wait = backoff.ceiling(failures);

@@ -17,6 +17,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
@@ -42,7 +43,7 @@ class RelayLivenessTest {
 
     private RelayLiveness start(Duration checkInterval) {
         liveness = new RelayLiveness(
-                new LivenessConfig(true, checkInterval, Duration.ofSeconds(10), Duration.ofDays(1)),
+                new LivenessConfig(true, checkInterval, Duration.ofSeconds(10), Duration.ofDays(1), Duration.ZERO),
                 connector,
                 "relay-fake",
                 new QuietRegistry(),
@@ -121,6 +122,73 @@ class RelayLivenessTest {
         assertFalse(gate.isOpen());
     }
 
+    @Test
+    void anErrorThrownByTheSweepIsCountedAndTheNextSweepRuns() throws Exception {
+        AtomicInteger sweepCalls = new AtomicInteger();
+        connector.next.put(FakeLock::new);
+        liveness = new RelayLiveness(
+                new LivenessConfig(
+                        true, Duration.ofMillis(20), Duration.ofSeconds(10), Duration.ofDays(1), Duration.ZERO),
+                connector,
+                "relay-fake",
+                new QuietRegistry() {
+                    @Override
+                    public List<OutboxMapper.StaleLease> releaseDeadRelays(
+                            String self, Duration grace, int limit, int maxAttempts) {
+                        if (sweepCalls.incrementAndGet() == 1) {
+                            throw new StackOverflowError("injected: the first sweep throws an Error");
+                        }
+                        return List.of();
+                    }
+                },
+                gate,
+                () -> {},
+                new ExponentialBackoff(Duration.ofMillis(10), Duration.ofMillis(50)),
+                5,
+                meters);
+        liveness.start();
+        // a sweep that completes after the one that threw: the scheduler still runs it
+        await().atMost(Duration.ofSeconds(10)).until(() -> liveness.sweeps() >= 2);
+        assertTrue(sweepCalls.get() >= 3, "calls " + sweepCalls.get());
+        assertEquals(1.0, errors());
+        assertTrue(liveness.holdsLock(), "the holder is not affected");
+    }
+
+    @Test
+    void aRelayJudgesOthersOnlyOnceItHasHeldItsOwnLockForTheGrace() throws Exception {
+        AtomicInteger sweepCalls = new AtomicInteger();
+        connector.next.put(FakeLock::new);
+        liveness = new RelayLiveness(
+                new LivenessConfig(
+                        true,
+                        Duration.ofMillis(20),
+                        Duration.ofSeconds(10),
+                        Duration.ofDays(1),
+                        Duration.ofMillis(600)),
+                connector,
+                "relay-fake",
+                new QuietRegistry() {
+                    @Override
+                    public List<OutboxMapper.StaleLease> releaseDeadRelays(
+                            String self, Duration grace, int limit, int maxAttempts) {
+                        sweepCalls.incrementAndGet();
+                        return List.of();
+                    }
+                },
+                gate,
+                () -> {},
+                new ExponentialBackoff(Duration.ofMillis(10), Duration.ofMillis(50)),
+                5,
+                meters);
+        long started = System.nanoTime();
+        liveness.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> sweepCalls.get() >= 1);
+        long firstSweep = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        // after a failover every peer's lock is free until it reconnects: a relay that has just taken its
+        // own lock gives them the grace first
+        assertTrue(firstSweep >= 600, "first sweep " + firstSweep + " ms after start, before the grace");
+    }
+
     /** Hands out the sessions the test puts in {@link #next}, one per connect, waiting for the next one. */
     private static final class Connector implements Supplier<LivenessLock> {
         final LinkedBlockingQueue<Supplier<LivenessLock>> next = new LinkedBlockingQueue<>();
@@ -184,13 +252,14 @@ class RelayLivenessTest {
     }
 
     /** No other relays, no rows: the sweep and the take-back find nothing. */
-    private static final class QuietRegistry extends RelayRegistry {
+    private static class QuietRegistry extends RelayRegistry {
         QuietRegistry() {
             super(null);
         }
 
         @Override
-        public List<OutboxMapper.StaleLease> releaseDeadRelays(String self, int limit, int maxAttempts) {
+        public List<OutboxMapper.StaleLease> releaseDeadRelays(
+                String self, Duration grace, int limit, int maxAttempts) {
             return List.of();
         }
 

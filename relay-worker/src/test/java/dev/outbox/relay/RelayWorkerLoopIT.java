@@ -12,6 +12,7 @@ import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.outbox.OutboxMapper;
 import dev.outbox.persistence.outbox.OutboxStore;
 import dev.outbox.producer.MessageContext;
+import dev.outbox.testkit.RecordingQueue;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -22,9 +23,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A publishing lane survives whatever its work throws, an {@link Error} included: an ended lane
- * would leave a relay that looks alive (its process runs, its liveness lock is held) and publishes
- * nothing. The surprise is counted and the lane carries on.
+ * A publishing lane, and the thread that publishes suspects alone, survive whatever their work
+ * throws, an {@link Error} included: an ended loop would leave a relay that looks alive (its
+ * process runs, its liveness lock is held) and publishes nothing, or never publishes a dead
+ * relay's rows again. The surprise is counted and the loop carries on.
  */
 class RelayWorkerLoopIT {
     private final OutboxFixtures fx = new OutboxFixtures();
@@ -54,11 +56,11 @@ class RelayWorkerLoopIT {
         AtomicInteger claims = new AtomicInteger();
         OutboxStore throwingOnce = new OutboxStore(fx.injector.getInstance(OutboxMapper.class)) {
             @Override
-            public List<OutboxRecord> claim(String relayId, int limit, Set<String> unorderedTypes) {
+            public List<OutboxRecord> claim(String relayId, int limit, Set<String> unorderedTypes, boolean fenced) {
                 if (claims.getAndIncrement() == 0) {
                     throw new AssertionError("injected: the first claim throws an Error");
                 }
-                return real.claim(relayId, limit, unorderedTypes);
+                return real.claim(relayId, limit, unorderedTypes, fenced);
             }
         };
         Settings settings = new Settings(fx.env("OUTBOX_RELAY_ID", "relay-survivor"));
@@ -79,5 +81,48 @@ class RelayWorkerLoopIT {
                         .tag("where", "publisher")
                         .counter()
                         .count());
+    }
+
+    @Test
+    void anErrorThrownWhileLookingForSuspectsIsCountedAndSuspectsArePublishedAtTheNextLook() throws Exception {
+        OutboxStore real = fx.store();
+        AtomicInteger looks = new AtomicInteger();
+        OutboxStore throwingOnce = new OutboxStore(fx.injector.getInstance(OutboxMapper.class)) {
+            @Override
+            public boolean hasDueSuspects(Set<String> unorderedTypes) {
+                if (looks.getAndIncrement() == 0) {
+                    throw new StackOverflowError("injected: the first look for suspects throws an Error");
+                }
+                return real.hasDueSuspects(unorderedTypes);
+            }
+        };
+        // a row a dead relay held: a suspect, published only alone
+        java.util.UUID suspect = fx.insertRaw("order.noted", "order.noted", Topology.ORDERS_EXCHANGE, "{\"a\":1}");
+        fx.db.update("UPDATE message_outbox SET last_error_code = 'RELAY_DIED' WHERE id = ?", suspect);
+        Settings settings = new Settings(fx.env("OUTBOX_RELAY_ID", "relay-survivor"));
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        session = new BrokerSession(
+                BrokerConfig.from(settings, fx.broker.uri(), "relay-worker-loop-it"),
+                new ExponentialBackoff(Duration.ofMillis(100), Duration.ofSeconds(1)),
+                c -> {});
+        session.start();
+        await().atMost(Duration.ofSeconds(20)).until(session::isAvailable);
+        relay = new OutboxRelay(RelayConfig.from(settings), throwingOnce, session, new RelayStats(registry));
+        try (RecordingQueue wire = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "#")) {
+            relay.start();
+            await().atMost(Duration.ofSeconds(20)).until(() -> "PUBLISHED".equals(fx.status(suspect)));
+            assertEquals(
+                    suspect.toString(),
+                    wire.await(1, Duration.ofSeconds(10)).get(0).messageId());
+        }
+        assertEquals(
+                1.0,
+                registry.get("outbox.relay.unexpected.failures")
+                        .tag("where", "suspect-isolation")
+                        .counter()
+                        .count());
+        assertEquals(
+                1.0,
+                registry.get("outbox.relay.suspects.published.alone").counter().count());
     }
 }

@@ -64,6 +64,29 @@ public final class FailoverMain {
         }
     }
 
+    /**
+     * What the relays had published more than once, and had given back as a dead relay's, up to a
+     * moment: read just before each kill and once at the end, so the difference between two
+     * readings is what the fault between them cost (the steady load alone publishes nothing twice).
+     */
+    record Tally(long extraCopies, long duplicateIds, long relayDiedRows) {
+        static Tally of(ChaosEnv env, Observer observer) {
+            return new Tally(
+                    observer.extraCopies(),
+                    observer.duplicateIds(),
+                    env.count("SELECT count(*) FROM message_outbox WHERE last_error_code = 'RELAY_DIED'"));
+        }
+
+        String since(Tally before) {
+            return String.format(
+                    Locale.ROOT,
+                    "%d extra copies of %d message ids; %d rows given back as RELAY_DIED",
+                    extraCopies - before.extraCopies,
+                    duplicateIds - before.duplicateIds,
+                    relayDiedRows - before.relayDiedRows);
+        }
+    }
+
     /** The longest gap between two events in the window after the kill, and in the steady window before. */
     record Pause(double before, double after) {
         @Override
@@ -138,16 +161,20 @@ public final class FailoverMain {
 
                 Fleet.Slot relay = fleet.of(Fleet.Kind.RELAY).get(0);
                 int node = connectedNode(relay);
+                List<Tally> tallies = new ArrayList<>();
+                tallies.add(Tally.of(env, observer));
                 phases.add(killNode(
                         env, fleet, load, t0, "SIGKILL the RabbitMQ node " + relay.name + " is connected to", node));
                 restartNode(env, t0, node);
                 Thread.sleep(steady.toMillis());
 
                 int leader = queueLeader(env, LedgerConsumer.QUEUE, 0);
+                tallies.add(Tally.of(env, observer));
                 phases.add(killNode(env, fleet, load, t0, "SIGKILL the node leading " + LedgerConsumer.QUEUE, leader));
                 restartNode(env, t0, leader);
                 Thread.sleep(steady.toMillis());
 
+                tallies.add(Tally.of(env, observer));
                 long killed = System.currentTimeMillis();
                 ChaosEnv.clusterScript("pg-failover");
                 long promoted = System.currentTimeMillis();
@@ -172,10 +199,16 @@ public final class FailoverMain {
                 Map<String, Integer> exits = fleet.stopAll();
                 long deadLettered = observer.messageCount(Topology.deadLetterQueueOf(LedgerConsumer.QUEUE));
                 ChaosMain.awaitObserver(env, observer);
+                tallies.add(Tally.of(env, observer));
+                List<String> duplicates = new ArrayList<>();
+                for (int i = 0; i < phases.size(); i++) {
+                    duplicates.add(tallies.get(i + 1).since(tallies.get(i)));
+                    say(t0, phases.get(i).fault() + ": " + duplicates.get(i));
+                }
                 fleet.collectLogs(out.resolve("logs"));
                 List<Invariants.Check> checks =
                         new Invariants(env, load, observer, List.of(databaseOutage), deadLettered).check();
-                String report = report(env, load, phases, checks, exits, fleet, quiet, t0);
+                String report = report(env, load, phases, duplicates, checks, exits, fleet, quiet, t0);
                 Files.writeString(out.resolve("report.md"), report, StandardCharsets.UTF_8);
                 System.out.println();
                 System.out.println(report);
@@ -363,6 +396,7 @@ public final class FailoverMain {
             ChaosEnv env,
             Workload load,
             List<Phase> phases,
+            List<String> duplicates,
             List<Invariants.Check> checks,
             Map<String, Integer> exits,
             Fleet fleet,
@@ -403,6 +437,18 @@ public final class FailoverMain {
                 + " answered 201) in the " + WINDOW.toSeconds() + " s after the kill; \"steady\" is the same"
                 + " measure over the " + BASELINE.toSeconds() + " s before it, what the load alone gives."
                 + " Reconnection times come from the processes' own log lines.\n\n");
+        r.append(
+                        "| fault | published more than once (from just before it until just before the next fault, or the end) |\n")
+                .append("|---|---|\n");
+        for (int i = 0; i < phases.size(); i++) {
+            r.append("| ")
+                    .append(phases.get(i).fault())
+                    .append(" | ")
+                    .append(duplicates.get(i))
+                    .append(" |\n");
+        }
+        r.append("\nCopies are counted on the observer's queue bound with `#` (first deliveries only); a row given back"
+                + " as RELAY_DIED was taken from a relay whose liveness lock looked free, and is published again.\n\n");
         ChaosReport.invariants(r, checks);
         r.append("\nExit codes at the end: ").append(exits).append("; processes that exited by themselves: ");
         r.append(fleet.unexpectedExits.isEmpty() ? "none" : fleet.unexpectedExits.toString())

@@ -29,11 +29,29 @@ public interface OutboxMapper {
      * no earlier version of its aggregate is unfinished (not {@code PUBLISHED} or
      * {@code CANCELLED}), unless its message type is in {@code unorderedTypes}. Because the check
      * is part of the claim, it holds however many relays claim at once.
+     *
+     * <p>Suspects ({@code last_error_code = 'RELAY_DIED'}) are left to {@link #claimSuspect}. With a
+     * {@code livenessNamespace}, nothing is claimed unless the relay's registered liveness session
+     * holds its lock now (the claim fence).
      */
     List<OutboxRecord> claimPending(
             @Param("relayId") String relayId,
             @Param("limit") int limit,
-            @Param("unorderedTypes") String[] unorderedTypes);
+            @Param("unorderedTypes") String[] unorderedTypes,
+            @Param("livenessNamespace") Integer livenessNamespace);
+
+    /**
+     * Leases the oldest due suspect, a row given back because the relay holding it died, in
+     * per-aggregate order, but only while {@code relayId} holds no other row; fenced like
+     * {@link #claimPending}. Empty when there is none or this relay still holds something.
+     */
+    List<OutboxRecord> claimSuspect(
+            @Param("relayId") String relayId,
+            @Param("unorderedTypes") String[] unorderedTypes,
+            @Param("livenessNamespace") Integer livenessNamespace);
+
+    /** Whether a suspect is due and next of its aggregate (what {@link #claimSuspect} looks for). */
+    boolean hasDueSuspects(@Param("unorderedTypes") String[] unorderedTypes);
 
     /** Records that {@code relayId} waits for work, so writers' transactions notify (V6). */
     void registerWaiter(@Param("relayId") String relayId);

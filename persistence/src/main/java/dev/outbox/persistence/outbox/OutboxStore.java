@@ -3,6 +3,7 @@ package dev.outbox.persistence.outbox;
 import dev.outbox.kernel.outbox.ErrorCode;
 import dev.outbox.kernel.outbox.Lease;
 import dev.outbox.kernel.outbox.OutboxRecord;
+import dev.outbox.persistence.relay.RelayLock;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.time.Duration;
@@ -39,15 +40,40 @@ public class OutboxStore {
      * Leases up to {@code limit} due rows for {@code relayId}, in due order; message types in
      * {@code unorderedTypes} are not held back by earlier versions of their aggregate.
      */
-    @Transactional(force = true)
     public List<OutboxRecord> claim(String relayId, int limit, Set<String> unorderedTypes) {
-        List<OutboxRecord> rows =
-                new ArrayList<>(mapper.claimPending(relayId, limit, unorderedTypes.toArray(String[]::new)));
+        return claim(relayId, limit, unorderedTypes, false);
+    }
+
+    /**
+     * As {@link #claim(String, int, Set)}; with {@code fenced}, nothing is leased unless this
+     * relay's liveness session holds its lock at the moment of the claim (see {@link RelayLock}).
+     */
+    @Transactional(force = true)
+    public List<OutboxRecord> claim(String relayId, int limit, Set<String> unorderedTypes, boolean fenced) {
+        List<OutboxRecord> rows = new ArrayList<>(mapper.claimPending(
+                relayId, limit, unorderedTypes.toArray(String[]::new), fenced ? RelayLock.NAMESPACE : null));
         // RETURNING does not keep the subquery's order; publish in due order, versions ascending
         rows.sort(java.util.Comparator.comparing(OutboxRecord::nextAttemptAt)
                 .thenComparing(OutboxRecord::createdAt)
                 .thenComparing(r -> r.aggregateVersion() == null ? Long.MAX_VALUE : r.aggregateVersion()));
         return rows;
+    }
+
+    /**
+     * Leases one suspect (a row given back because the relay holding it died) for publishing on
+     * its own, if one is due and {@code relayId} holds no other row; fenced as {@link #claim}.
+     */
+    @Transactional(force = true)
+    public Optional<OutboxRecord> claimSuspect(String relayId, Set<String> unorderedTypes, boolean fenced) {
+        List<OutboxRecord> rows = mapper.claimSuspect(
+                relayId, unorderedTypes.toArray(String[]::new), fenced ? RelayLock.NAMESPACE : null);
+        return rows.stream().findFirst();
+    }
+
+    /** Whether a suspect is waiting to be published alone. */
+    @Transactional
+    public boolean hasDueSuspects(Set<String> unorderedTypes) {
+        return mapper.hasDueSuspects(unorderedTypes.toArray(String[]::new));
     }
 
     /** @return the ids that were still leased to this relay and are now {@code PUBLISHED} */

@@ -24,13 +24,13 @@ public class RelayRegistry {
 
     /**
      * Gives back, with {@code RELAY_DIED}, the rows of registered relays (other than {@code self})
-     * whose liveness lock nobody holds. The check and the release are one transaction that holds
-     * each dead relay's lock until it commits, so no new incarnation of that relay can start
-     * claiming in between.
+     * whose liveness lock nobody holds and whose last heartbeat is older than {@code grace}. The
+     * check and the release are one transaction that holds each dead relay's lock until it commits,
+     * so no new incarnation of that relay can start claiming in between.
      */
     @Transactional(force = true)
-    public List<OutboxMapper.StaleLease> releaseDeadRelays(String self, int limit, int maxAttempts) {
-        List<String> dead = mapper.lockDeadRelays(self, RelayLock.NAMESPACE);
+    public List<OutboxMapper.StaleLease> releaseDeadRelays(String self, Duration grace, int limit, int maxAttempts) {
+        List<String> dead = mapper.lockDeadRelays(self, RelayLock.NAMESPACE, grace.toMillis());
         if (dead.isEmpty()) {
             return List.of();
         }

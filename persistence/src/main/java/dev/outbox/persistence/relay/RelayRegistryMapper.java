@@ -12,12 +12,13 @@ import org.apache.ibatis.annotations.Param;
 public interface RelayRegistryMapper {
 
     /**
-     * Registered relays, other than {@code self}, that hold {@code IN_PROGRESS} rows and whose
-     * lock nobody holds. Each is tested with {@code pg_try_advisory_xact_lock}, so a dead relay's
+     * Registered relays, other than {@code self}, that hold {@code IN_PROGRESS} rows, whose lock
+     * nobody holds, and whose last heartbeat is older than {@code graceMillis}. Each is tested with {@code pg_try_advisory_xact_lock}, so a dead relay's
      * lock stays taken by the caller's transaction until it commits: an incarnation of that relay
      * that starts meanwhile cannot take its lock and claim rows the caller is about to give back.
      */
-    List<String> lockDeadRelays(@Param("self") String self, @Param("namespace") int namespace);
+    List<String> lockDeadRelays(
+            @Param("self") String self, @Param("namespace") int namespace, @Param("graceMillis") long graceMillis);
 
     /**
      * Tries {@code relayId}'s lock for the caller's transaction: true when taken (no session holds
@@ -31,9 +32,10 @@ public interface RelayRegistryMapper {
     /**
      * Gives back, due now and without counting the attempt, up to {@code limit} rows leased by
      * {@code relayIds} ({@code RELAY_DIED}) that are still registered. Rows a concurrent statement
-     * holds are skipped. A row whose last error was already {@code RELAY_DIED} counts the attempt and
-     * is parked once it has used {@code maxAttempts}: a row that kills its relay must not take the
-     * whole fleet down in turn.
+     * holds are skipped. The rows become suspects ({@code RELAY_DIED}), published later one at a
+     * time. Only a suspect that its relay held alone counts the attempt, and is parked once it has
+     * used {@code maxAttempts}: a row that kills its relay must not take the whole fleet down in
+     * turn, and the healthy rows of a batch that held it must not pay for it.
      */
     List<OutboxMapper.StaleLease> releaseHeldBy(
             @Param("relayIds") String[] relayIds,

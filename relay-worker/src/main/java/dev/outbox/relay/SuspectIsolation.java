@@ -1,0 +1,245 @@
+package dev.outbox.relay;
+
+import com.rabbitmq.client.Connection;
+import dev.outbox.kernel.outbox.OutboxRecord;
+import dev.outbox.messaging.BrokerSession;
+import dev.outbox.messaging.publish.AmqpMessageMapper;
+import dev.outbox.messaging.publish.ConfirmPublisher;
+import dev.outbox.persistence.DataAccessException;
+import dev.outbox.persistence.outbox.OutboxStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes suspects one at a time, with nothing else in flight. A suspect is a row given back
+ * because the relay holding it died ({@code RELAY_DIED}): it may be what killed the relay, or it
+ * may only have shared a batch with that row. Ordinary claims leave suspects alone. This thread
+ * pauses the lanes' claims ({@link ClaimGate#pause}), claims one due suspect (the claim itself
+ * refuses while this relay still holds any other row, so in-flight batches settle first),
+ * publishes it alone, writes its outcome, and repeats for at most {@link #SLICE}; then the lanes
+ * resume for as long again. If the relay dies while it holds a suspect, it held that row alone, and
+ * the death counts against that row; after its attempts it is parked ({@code RELAY_DIED}). A healthy
+ * row publishes on its solo attempt and is a suspect no more.
+ */
+final class SuspectIsolation implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(SuspectIsolation.class);
+    /** How often it looks for suspects when nobody said some were given back. */
+    static final Duration CHECK_EVERY = Duration.ofSeconds(1);
+    /** Longest time the lanes are held back for suspects at a stretch; they then get as long again. */
+    static final Duration SLICE = Duration.ofSeconds(1);
+    /** Between looks at whether this relay's in-flight rows are settled and recorded. */
+    private static final long SETTLE_POLL_MILLIS = 10;
+
+    private final RelayConfig config;
+    private final OutboxStore store;
+    private final BrokerSession session;
+    private final ClaimGate gate;
+    private final PublishLane decider;
+    private final OutcomeRecorder recorder;
+    private final RelayStats stats;
+    private final Wakeup nudges = new Wakeup();
+    private volatile boolean running = true;
+    private volatile long slices;
+    private Thread thread;
+
+    /** {@code decider} turns a failed attempt into retry or park, as for any published row. */
+    SuspectIsolation(
+            RelayConfig config,
+            OutboxStore store,
+            BrokerSession session,
+            ClaimGate gate,
+            PublishLane decider,
+            OutcomeRecorder recorder,
+            RelayStats stats) {
+        this.config = config;
+        this.store = store;
+        this.session = session;
+        this.gate = gate;
+        this.decider = decider;
+        this.recorder = recorder;
+        this.stats = stats;
+    }
+
+    void start() {
+        thread = new Thread(this, "relay-suspects");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Rows were given back after a relay died: look now rather than at the next check. */
+    void nudge() {
+        nudges.signal();
+    }
+
+    /** Slices run so far (each paused the lanes at least once). */
+    long slices() {
+        return slices;
+    }
+
+    @Override
+    public void run() {
+        int failures = 0;
+        while (running) {
+            long seen = nudges.generation();
+            try {
+                if (gate.livenessOpen() && session.connection() != null && store.hasDueSuspects(types())) {
+                    boolean more = isolateSlice();
+                    failures = 0;
+                    if (more) {
+                        // the lanes' turn: ordinary rows must not wait behind a long line of suspects
+                        pause(SLICE);
+                    }
+                    continue;
+                }
+                failures = 0;
+                nudges.await(CHECK_EVERY, seen);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (DataAccessException e) {
+                failures++;
+                if (Integer.bitCount(failures) == 1) {
+                    LOG.warn(
+                            "cannot look for suspects ({}); attempt {} failed, trying again", e.getMessage(), failures);
+                }
+                pause(CHECK_EVERY);
+            } catch (Throwable e) { // NOPMD: the loop boundary; an Error here must not end suspect publishing
+                stats.unexpected("suspect-isolation");
+                LOG.error("unexpected failure while publishing suspects alone; carrying on", e);
+                pause(CHECK_EVERY);
+            }
+        }
+    }
+
+    /**
+     * Holds the lanes back and publishes due suspects one by one for up to {@link #SLICE}.
+     *
+     * @return true when suspects may be left for another slice
+     */
+    private boolean isolateSlice() throws InterruptedException {
+        // a lane inside a claim finishes handing its batch to the broker first; that can wait for a
+        // free confirm slot, bounded by the confirm timeout
+        Duration settle = config.confirmTimeout().plusSeconds(1);
+        slices++;
+        if (!gate.pause("publishing suspects one at a time", settle)) {
+            gate.resume();
+            LOG.warn("suspects wait: a publishing lane did not finish its claim within {} ms", settle.toMillis());
+            return true;
+        }
+        int published = 0;
+        try {
+            long settleBy = System.nanoTime() + settle.toNanos();
+            long sliceEnd = Long.MAX_VALUE;
+            while (running && System.nanoTime() - Math.min(sliceEnd, settleBy) < 0) {
+                Connection connection = session.connection();
+                if (!gate.livenessOpen() || connection == null) {
+                    return true;
+                }
+                Optional<OutboxRecord> suspect = store.claimSuspect(config.relayId(), types(), gate.fenced());
+                if (suspect.isEmpty()) {
+                    if (!store.hasDueSuspects(types())) {
+                        return false;
+                    }
+                    // this relay still holds rows: confirms in flight, or outcomes not yet written
+                    Thread.sleep(SETTLE_POLL_MILLIS);
+                    continue;
+                }
+                if (sliceEnd == Long.MAX_VALUE) {
+                    sliceEnd = System.nanoTime() + SLICE.toNanos();
+                    settleBy = Long.MAX_VALUE;
+                }
+                if (!publishAlone(connection, suspect.get())) {
+                    return true;
+                }
+                published++;
+            }
+            return true;
+        } finally {
+            gate.resume();
+            if (published > 0) {
+                LOG.info("published {} suspect(s) one at a time, with nothing else in flight", published);
+            }
+        }
+    }
+
+    /** @return false when the outcome could not be written now (the recorder has it) */
+    private boolean publishAlone(Connection connection, OutboxRecord row) {
+        AmqpMessageMapper.Mapped mapped = AmqpMessageMapper.map(row);
+        if (mapped instanceof AmqpMessageMapper.Invalid invalid) {
+            stats.failed(invalid.code());
+            return record(new OutcomeRecorder.Failed(row, decider.decide(row, invalid.code(), invalid.reason())));
+        }
+        long sent = System.nanoTime();
+        ConfirmPublisher.SoloOutcome outcome = ConfirmPublisher.publishAlone(
+                connection,
+                ((AmqpMessageMapper.Ready) mapped).message(),
+                config.confirmTimeout(),
+                session.config().maxMessageBytes());
+        stats.attempted();
+        stats.suspectPublishedAlone();
+        if (outcome.confirmed()) {
+            long nanos = System.nanoTime() - sent;
+            boolean written = record(new OutcomeRecorder.Published(row, nanos));
+            stats.confirmed(row.id(), nanos, Duration.between(row.createdAt(), Instant.now()));
+            return written;
+        }
+        stats.failed(outcome.failure());
+        return record(new OutcomeRecorder.Failed(row, decider.decide(row, outcome.failure(), outcome.detail())));
+    }
+
+    /**
+     * Writes the outcome before the next suspect is claimed (that claim needs this row settled).
+     * When the database refuses or is away, the recorder takes it over and waits the outage out.
+     */
+    private boolean record(OutcomeRecorder.Outcome outcome) {
+        OutboxRecord row = outcome.row();
+        try {
+            Set<UUID> changed = outcome instanceof OutcomeRecorder.Failed f
+                    ? store.recordFailures(config.relayId(), List.of(f.failure()))
+                    : store.markPublished(config.relayId(), List.of(row.lease()));
+            if (!changed.contains(row.id())) {
+                stats.lostLease();
+                OutcomeRecorder.withRow(
+                        row,
+                        () -> LOG.warn(
+                                "lost lease: could not record the outcome of suspect message_id={}: another relay or"
+                                        + " stale-lock recovery took the row first; its outcome stands",
+                                row.id()));
+            }
+            return true;
+        } catch (DataAccessException e) {
+            recorder.add(outcome);
+            LOG.warn("could not write a suspect's outcome ({}); the recorder keeps it", e.getMessage());
+            return false;
+        }
+    }
+
+    private Set<String> types() {
+        return config.unorderedTypes();
+    }
+
+    private void pause(Duration d) {
+        try {
+            nudges.await(d, nudges.generation());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
+        }
+    }
+
+    /** Stops after the suspect in hand, if any, is published and recorded. */
+    void stop(Duration timeout) throws InterruptedException {
+        running = false;
+        nudges.signal();
+        Thread t = thread;
+        if (t != null) {
+            t.join(Math.max(1, timeout.toMillis()));
+        }
+    }
+}
