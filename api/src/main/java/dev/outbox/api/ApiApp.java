@@ -4,7 +4,6 @@ import com.google.inject.Guice;
 import com.google.inject.Injector;
 import com.google.inject.Module;
 import com.google.inject.util.Modules;
-import dev.outbox.api.health.BrokerProbe;
 import dev.outbox.api.health.HealthResource;
 import dev.outbox.api.health.MetricsResource;
 import dev.outbox.api.ops.OpsConfig;
@@ -71,14 +70,8 @@ public final class ApiApp implements AutoCloseable {
             PrometheusMeterRegistry registry = Metrics.registry("outbox-api");
             OutboxGauges.register(registry, injector.getInstance(OutboxStatsReader.class), Duration.ofSeconds(5));
             RelayGauges.register(registry, injector.getInstance(RelayRegistry.class), Duration.ofSeconds(5));
-            HttpServer server = HttpApi.start(
-                    injector,
-                    config,
-                    ops,
-                    new MetricsResource(registry),
-                    new HealthResource(
-                            database,
-                            BrokerProbe.of(settings.optional("OUTBOX_AMQP_URI").orElse(null))));
+            HttpServer server =
+                    HttpApi.start(injector, config, ops, new MetricsResource(registry), new HealthResource(database));
             if (ops.operatorToken() == null) {
                 LOG.warn("OUTBOX_OPS_TOKEN is not set: the /ops repair endpoints answer 503");
             }

@@ -24,6 +24,18 @@ class ApiArchitectureTest {
     }
 
     @Test
+    void theApiNeverReadsAHostOutOfAUri() {
+        // URI.getHost() is null for a multi-host authority (amqp://u:p@h1:5701,h2:5702/v): the
+        // API's readiness once answered 500 with the README's own cluster URI. The API needs no
+        // broker address at all; anything that does parses such URIs in one place, elsewhere.
+        noClasses()
+                .should()
+                .callMethod(java.net.URI.class, "getHost")
+                .because("the API does not talk to the broker, and a multi-host URI has no single host")
+                .check(API);
+    }
+
+    @Test
     void resourcesGoThroughApplicationServicesNotMappers() {
         noClasses()
                 .that()

@@ -24,6 +24,7 @@ class TenantIsolationIT {
     private static final String TENANT = "X-Tenant-Id";
     private static final String CAPTURE = "{\"amount\":\"42.50\"}";
     private static final String CANCEL = "{\"reason\":\"changed mind\"}";
+    private static final String SHIP = "{\"carrier\":\"DHL\",\"trackingNumber\":\"JJD000390007983\"}";
 
     private static final TestDatabase DB = TestDatabase.get();
 
@@ -55,6 +56,31 @@ class TenantIsolationIT {
         assertRefusedLikeAnUnknownOrder(id, API.client().post("/orders/" + id + "/cancel", CANCEL, TENANT, "tenant-b"));
 
         assertUntouched(id);
+    }
+
+    @Test
+    void shipWithoutTheHeaderOrNamingAnotherTenantIsNotFoundAndWritesNothing() throws Exception {
+        String id = place(TENANT, "tenant-a");
+        ApiClient.Reply captured = API.client().post("/orders/" + id + "/capture", CAPTURE, TENANT, "tenant-a");
+        assertEquals(200, captured.status(), captured.body());
+        String key = UUID.randomUUID().toString();
+
+        assertRefusedLikeAnUnknownOrder(
+                id, API.client().post("/orders/" + id + "/ship", SHIP, TENANT, "tenant-b", "Idempotency-Key", key));
+        assertRefusedLikeAnUnknownOrder(id, API.client().post("/orders/" + id + "/ship", SHIP, "Idempotency-Key", key));
+
+        assertEquals("CAPTURED", DB.scalar("SELECT status FROM orders WHERE id = ?::uuid", id));
+        assertEquals(2L, DB.scalar("SELECT version FROM orders WHERE id = ?::uuid", id));
+        assertEquals(
+                List.of(List.of("order.created", "tenant-a"), List.of("payment.captured", "tenant-a")),
+                eventTenants(id),
+                "no order.shipped row");
+        assertEquals(0, DB.count("SELECT count(*) FROM idempotency_keys"), "a refused request stores no key");
+
+        // the owner can ship it, so the refusals above were about the tenant, not the request
+        ApiClient.Reply shipped = API.client().post("/orders/" + id + "/ship", SHIP, TENANT, "tenant-a");
+        assertEquals(200, shipped.status(), shipped.body());
+        assertEquals("SHIPPED", shipped.json().get("status").asText());
     }
 
     @Test

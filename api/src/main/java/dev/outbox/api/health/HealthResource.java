@@ -11,18 +11,18 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * {@code /health/live}: the process answers. {@code /health/ready}: its database answers and its
- * broker speaks AMQP. A load balancer should route on readiness and restart on liveness only.
+ * {@code /health/live}: the process answers. {@code /health/ready}: the API can take writes, which
+ * needs its database and nothing else. The API never talks to the broker (the relay publishes), so
+ * a broker outage must not take it out of rotation: that is when the outbox has to keep accepting
+ * writes. A load balancer should route on readiness and restart on liveness only.
  */
 @Path("/health")
 @Produces(MediaType.APPLICATION_JSON)
 public final class HealthResource {
     private final Database database;
-    private final BrokerProbe broker;
 
-    public HealthResource(Database database, BrokerProbe broker) {
+    public HealthResource(Database database) {
         this.database = database;
-        this.broker = broker;
     }
 
     @GET
@@ -36,7 +36,6 @@ public final class HealthResource {
     public Response ready() {
         Map<String, String> checks = new LinkedHashMap<>();
         checks.put("database", database.ping());
-        checks.put("broker", broker == null ? "UP (not configured: OUTBOX_AMQP_URI unset)" : broker.check());
         HealthReport report = HealthReport.of(checks);
         return Response.status(report.up() ? 200 : 503).entity(report.toJson()).build();
     }

@@ -2,6 +2,8 @@ package dev.outbox.api.http;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.outbox.domain.Violation;
+import dev.outbox.kernel.json.Json;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -36,5 +38,10 @@ public record Problem(
 
     public Problem withCorrelationId(String id) {
         return new Problem(type, title, status, detail, code, errors, errorId, id);
+    }
+
+    /** The problem as the JSON body of an answer written outside Jersey (by Grizzly's own filters). */
+    public byte[] toJson() {
+        return Json.write(this).getBytes(StandardCharsets.UTF_8);
     }
 }

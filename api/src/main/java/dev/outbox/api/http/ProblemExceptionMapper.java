@@ -20,6 +20,7 @@ import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
 import java.util.List;
 import java.util.UUID;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,6 +32,7 @@ import org.slf4j.LoggerFactory;
 @Provider
 public final class ProblemExceptionMapper implements ExceptionMapper<Throwable> {
     private static final Logger LOG = LoggerFactory.getLogger(ProblemExceptionMapper.class);
+    private static final Pattern FIELD_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
     @Context
     private jakarta.inject.Provider<ContainerRequestContext> request;
@@ -45,6 +47,7 @@ public final class ProblemExceptionMapper implements ExceptionMapper<Throwable> 
             problem = problem.withErrorId(errorId);
             LOG.error("errorId={} {} {}", errorId, problem.code(), problem.detail(), failure);
         } else if (LOG.isDebugEnabled()) {
+            // the client's mistake, not ours: no stack trace, and only when asked for
             LOG.debug("{} {}: {}", problem.status(), problem.code(), failure.toString());
         }
         Response.ResponseBuilder b =
@@ -58,10 +61,30 @@ public final class ProblemExceptionMapper implements ExceptionMapper<Throwable> 
         if (failure instanceof WebApplicationException wae && wae.getResponse().getHeaderString("Allow") != null) {
             b.header("Allow", wae.getResponse().getHeaderString("Allow"));
         }
+        if (closesTheConnection(problem)) {
+            // the rest of the body is not worth reading: close once the answer is out
+            b.header("Connection", "close");
+        }
         return b.build();
     }
 
+    private static boolean closesTheConnection(Problem problem) {
+        return problem.status() == 413 || "body_unreadable".equals(problem.code());
+    }
+
     static Problem problemFor(Throwable failure) {
+        // first: the body's own stream failed, whoever was reading it (a filter, Jackson, Jersey)
+        RequestBodyTooLargeException tooLarge = find(failure, RequestBodyTooLargeException.class);
+        if (tooLarge != null) {
+            return tooLarge(tooLarge.limit());
+        }
+        if (find(failure, RequestBodyUnreadableException.class) != null) {
+            return Problem.of(
+                    400,
+                    "body_unreadable",
+                    "Request body unreadable",
+                    "the request body ended before its Content-Length, or its chunked encoding is broken");
+        }
         if (failure instanceof InvalidInputException e) {
             return Problem.of(400, e.code(), "Invalid request", e.getMessage()).withErrors(e.violations());
         }
@@ -116,24 +139,57 @@ public final class ProblemExceptionMapper implements ExceptionMapper<Throwable> 
                 "the request failed on our side; quote the errorId when reporting it");
     }
 
+    /** 413, for a body over the limit: whether its length was declared or counted while reading. */
+    public static Problem tooLarge(long limit) {
+        return Problem.of(
+                413,
+                "payload_too_large",
+                "Request body too large",
+                "the request body is larger than " + limit + " bytes, the limit of this API (OUTBOX_HTTP_MAX_BODY)");
+    }
+
     private static String describeClientError(int status) {
         return switch (status) {
             case 404 -> "no resource at this path";
             case 405 -> "this method is not allowed on this resource";
-            case 406 -> "this resource answers application/json only";
+            case 406 -> "this resource cannot answer with any media type the Accept header names";
             case 415 -> "send application/json";
             default -> "the request cannot be processed";
         };
     }
 
     private static Problem jsonProblem(JsonProcessingException e) {
+        if (e instanceof InvalidValueException v) {
+            String field = path(v);
+            return Problem.of(400, "validation_failed", "Invalid request", field + " " + v.reason())
+                    .withErrors(List.of(new Violation(field, v.reason())));
+        }
         if (e instanceof UnrecognizedPropertyException u) {
-            return Problem.of(400, "validation_failed", "Invalid request", "unknown field " + u.getPropertyName())
-                    .withErrors(List.of(new Violation(path(u), "is not a known field")));
+            // the name is the client's own text: echo it only when it looks like a field name
+            String name = u.getPropertyName() != null
+                            && FIELD_NAME.matcher(u.getPropertyName()).matches()
+                    ? u.getPropertyName()
+                    : null;
+            return Problem.of(
+                            400,
+                            "validation_failed",
+                            "Invalid request",
+                            name == null ? "a field is not known" : "unknown field " + name)
+                    .withErrors(List.of(new Violation(name == null ? "body" : path(u), "is not a known field")));
         }
         if (e instanceof InvalidFormatException || e instanceof MismatchedInputException) {
             JsonMappingException m = (JsonMappingException) e;
             String field = path(m);
+            if (field.equals("body")) {
+                // the document as a whole: an array or a string where an object belongs, or a second
+                // document after the first
+                return Problem.of(
+                                400,
+                                "validation_failed",
+                                "Invalid request",
+                                "the body is not one JSON object of the documented shape")
+                        .withErrors(List.of(new Violation("body", "is not one JSON object of the documented shape")));
+            }
             return Problem.of(400, "validation_failed", "Invalid request", field + " has the wrong type")
                     .withErrors(List.of(new Violation(
                             field, "has the wrong type (money is a decimal string," + " quantity an integer)")));

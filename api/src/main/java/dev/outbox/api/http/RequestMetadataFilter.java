@@ -16,10 +16,11 @@ import org.slf4j.MDC;
 /**
  * Reads {@code X-Correlation-Id} (generated when absent), W3C {@code traceparent} (ignored when
  * malformed, as the W3C spec says), {@code X-Tenant-Id} and {@code Idempotency-Key}; puts the
- * correlation id in the log context and echoes it on every response, errors included.
+ * correlation id in the log context and echoes it on every response, errors included. It runs
+ * first, before authentication, so a 401 carries a correlation id too.
  */
 @PreMatching
-@Priority(Priorities.HEADER_DECORATOR)
+@Priority(Priorities.AUTHENTICATION - 100)
 public final class RequestMetadataFilter implements ContainerRequestFilter, ContainerResponseFilter {
     public static final String CORRELATION_ID = "X-Correlation-Id";
     public static final String TRACEPARENT = "traceparent";
@@ -28,7 +29,10 @@ public final class RequestMetadataFilter implements ContainerRequestFilter, Cont
 
     private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9._:/@+=-]{1,128}");
     private static final Pattern TENANT = Pattern.compile("[A-Za-z0-9._-]{1,64}");
-    private static final Pattern KEY = Pattern.compile("[\\x21-\\x7E]{1,255}");
+    /** The longest {@code Idempotency-Key}: the one number the code, openapi.json and README share. */
+    public static final int MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+    private static final Pattern KEY = Pattern.compile("[\\x21-\\x7E]{1," + MAX_IDEMPOTENCY_KEY_LENGTH + "}");
 
     @Override
     public void filter(ContainerRequestContext request) {
@@ -55,7 +59,8 @@ public final class RequestMetadataFilter implements ContainerRequestFilter, Cont
             throw InvalidInputException.of(TENANT_ID, "must be 1-64 characters of letters, digits and ._-");
         }
         if (key != null && !KEY.matcher(key).matches()) {
-            throw InvalidInputException.of(IDEMPOTENCY_KEY, "must be 1-255 visible ASCII characters");
+            throw InvalidInputException.of(
+                    IDEMPOTENCY_KEY, "must be 1-" + MAX_IDEMPOTENCY_KEY_LENGTH + " visible ASCII characters");
         }
     }
 

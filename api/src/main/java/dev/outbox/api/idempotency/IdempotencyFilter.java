@@ -2,6 +2,7 @@ package dev.outbox.api.idempotency;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.outbox.api.http.BoundedEntityStream;
 import dev.outbox.api.http.RequestMetadata;
 import dev.outbox.kernel.json.Json;
 import jakarta.annotation.Priority;
@@ -17,14 +18,21 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * For a POST with an {@code Idempotency-Key}: reads the body once, fingerprints the request as
- * SHA-256 of method, path and the body in canonical JSON (keys sorted, so formatting and key
- * order do not make two equal requests differ), and puts the body back for the resource.
+ * For a POST with an {@code Idempotency-Key}: reads the body once, never more than the body limit,
+ * fingerprints the request as SHA-256 of method, path and the body in canonical JSON (keys sorted,
+ * so formatting and key order do not make two equal requests differ), and puts the body back for
+ * the resource.
  */
 @Priority(Priorities.USER)
 public final class IdempotencyFilter implements ContainerRequestFilter {
     private static final ObjectMapper CANONICAL =
             Json.mapper().copy().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
+
+    private final long maxBody;
+
+    public IdempotencyFilter(long maxBody) {
+        this.maxBody = maxBody;
+    }
 
     @Override
     public void filter(ContainerRequestContext request) {
@@ -37,7 +45,7 @@ public final class IdempotencyFilter implements ContainerRequestFilter {
         }
         byte[] body;
         try {
-            body = request.getEntityStream().readAllBytes();
+            body = BoundedEntityStream.readAll(request.getEntityStream(), maxBody);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -1,5 +1,6 @@
 package dev.outbox.api.ops;
 
+import dev.outbox.api.http.StorableValues;
 import dev.outbox.domain.InvalidInputException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -20,15 +21,22 @@ final class Cursors {
                 .encodeToString((micros + ":" + id).getBytes(StandardCharsets.UTF_8));
     }
 
+    /**
+     * The position a cursor names. Anything this API did not issue is a 400: bad Base64, no id, and
+     * a time PostgreSQL could not compare with (it would fail the query with a 500).
+     */
     static Position decode(String cursor) {
         try {
             String text = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
             int colon = text.indexOf(':');
             long micros = Long.parseLong(text.substring(0, colon));
-            return new Position(
-                    Instant.EPOCH.plus(micros, ChronoUnit.MICROS), UUID.fromString(text.substring(colon + 1)));
-        } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
-            throw InvalidInputException.of("after", "is not a cursor returned by this API");
+            Instant createdAt = Instant.EPOCH.plus(micros, ChronoUnit.MICROS);
+            if (StorableValues.instantDefect(createdAt) == null) {
+                return new Position(createdAt, UUID.fromString(text.substring(colon + 1)));
+            }
+        } catch (IllegalArgumentException | IndexOutOfBoundsException | ArithmeticException e) {
+            // not one of ours: refused below
         }
+        throw InvalidInputException.of("after", "is not a cursor returned by this API");
     }
 }

@@ -6,6 +6,7 @@ import jakarta.annotation.Priority;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.PreMatching;
 import jakarta.ws.rs.core.HttpHeaders;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -17,7 +18,12 @@ import java.util.regex.Pattern;
  * required, compared in constant time (both sides hashed first, so neither content nor length
  * leaks through timing); reads need either token, writes the operator token. Tokens are never
  * logged or echoed. The caller may name itself in {@code X-Operator} for the audit trail.
+ *
+ * <p>It runs before matching, so a caller without a valid token gets 401 whatever else is wrong
+ * with the request: Jersey answers 404, 405 and 415 while matching, which would otherwise tell an
+ * unauthenticated caller which paths, methods and media types exist.
  */
+@PreMatching
 @Priority(Priorities.AUTHENTICATION)
 public final class OpsAuthFilter implements ContainerRequestFilter {
     public static final String OPERATOR_HEADER = "X-Operator";
@@ -33,8 +39,7 @@ public final class OpsAuthFilter implements ContainerRequestFilter {
 
     @Override
     public void filter(ContainerRequestContext request) {
-        String path = request.getUriInfo().getPath();
-        if (!(path.equals("ops") || path.startsWith("ops/") || path.startsWith("/ops"))) {
+        if (!underOps(request.getUriInfo().getPath(true))) {
             return;
         }
         boolean write = !"GET".equals(request.getMethod()) && !"HEAD".equals(request.getMethod());
@@ -48,7 +53,7 @@ public final class OpsAuthFilter implements ContainerRequestFilter {
         String header = request.getHeaderString(HttpHeaders.AUTHORIZATION);
         OpsPrincipal.Role role = null;
         if (header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            byte[] presented = digest(header.substring(7).trim());
+            byte[] presented = digest(withoutSpaces(header.substring(7)));
             // compare against both so the time taken does not say which token (if any) matched
             boolean operator = operatorDigest != null && MessageDigest.isEqual(presented, operatorDigest);
             boolean reader = readDigest != null && MessageDigest.isEqual(presented, readDigest);
@@ -79,6 +84,38 @@ public final class OpsAuthFilter implements ContainerRequestFilter {
                     OPERATOR_HEADER + " must be 1-64 characters of letters, digits and ._@+-"));
         }
         request.setProperty(OpsPrincipal.PROPERTY, new OpsPrincipal(role, actor == null ? role.label() : actor));
+    }
+
+    /**
+     * The token without the spaces and tabs HTTP allows around it, and nothing else removed: a
+     * token followed by a NUL or another control character is not the token.
+     */
+    private static String withoutSpaces(String value) {
+        int start = 0;
+        int end = value.length();
+        while (start < end && (value.charAt(start) == ' ' || value.charAt(start) == '\t')) {
+            start++;
+        }
+        while (end > start && (value.charAt(end - 1) == ' ' || value.charAt(end - 1) == '\t')) {
+            end--;
+        }
+        return value.substring(start, end);
+    }
+
+    /** Whether the path, with its dot segments resolved as a client library would, is under /ops. */
+    static boolean underOps(String path) {
+        java.util.Deque<String> segments = new java.util.ArrayDeque<>();
+        for (String segment : path.split("/", -1)) {
+            if (segment.isEmpty() || segment.equals(".")) {
+                continue;
+            }
+            if (segment.equals("..")) {
+                segments.pollLast();
+            } else {
+                segments.addLast(segment);
+            }
+        }
+        return "ops".equals(segments.peekFirst());
     }
 
     private static byte[] digest(String token) {

@@ -1,6 +1,7 @@
 package dev.outbox.api.ops;
 
 import dev.outbox.api.http.ApiException;
+import dev.outbox.api.http.StorableValues;
 import dev.outbox.domain.InvalidInputException;
 import dev.outbox.domain.Violation;
 import dev.outbox.kernel.outbox.ErrorCode;
@@ -20,6 +21,7 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,11 +30,11 @@ import java.util.UUID;
 /**
  * The operator API (see the README's "Operating it" and {@code ops/RUNBOOK.md}). Reads need a
  * token, repairs the operator token ({@link OpsAuthFilter}); every repair goes through
- * {@link OpsService}, which audits it.
+ * {@link OpsService}, which audits it. Only the POSTs declare what they consume: a GET takes no
+ * body, and a class-wide {@code @Consumes} made Jersey refuse a GET naming a Content-Type with 415.
  */
 @Path("/ops")
 @Produces(MediaType.APPLICATION_JSON)
-@Consumes(MediaType.APPLICATION_JSON)
 public final class OpsResource {
     private final OpsService ops;
     private final RelayRegistry relays;
@@ -105,6 +107,7 @@ public final class OpsResource {
     }
 
     @POST
+    @Consumes(MediaType.APPLICATION_JSON)
     @Path("/outbox/{id}/retry")
     public OpsViews.ActionResult retry(
             @PathParam("id") String id, OpsViews.ReasonRequest body, @Context ContainerRequestContext request) {
@@ -112,6 +115,7 @@ public final class OpsResource {
     }
 
     @POST
+    @Consumes(MediaType.APPLICATION_JSON)
     @Path("/outbox/retry")
     public OpsViews.BulkRetryResult bulkRetry(
             OpsViews.BulkRetryRequest body, @Context ContainerRequestContext request) {
@@ -119,11 +123,11 @@ public final class OpsResource {
             throw InvalidInputException.of("body", "is required");
         }
         List<Violation> errors = new ArrayList<>();
-        String status = enumValue("status", body.status(), OutboxStatus.class, errors);
+        String status = enumValue("status", present(body.status(), "status", errors), OutboxStatus.class, errors);
         if (status != null && !status.equals("PARKED") && !status.equals("RETRYABLE_FAILED")) {
             errors.add(new Violation("status", "must be PARKED or RETRYABLE_FAILED"));
         }
-        String code = enumValue("errorCode", body.errorCode(), ErrorCode.class, errors);
+        String code = enumValue("errorCode", present(body.errorCode(), "errorCode", errors), ErrorCode.class, errors);
         if (code == null
                 && blankToNull(body.messageType()) == null
                 && body.createdFrom() == null
@@ -144,6 +148,7 @@ public final class OpsResource {
     }
 
     @POST
+    @Consumes(MediaType.APPLICATION_JSON)
     @Path("/outbox/{id}/cancel")
     public OpsViews.ActionResult cancel(
             @PathParam("id") String id, OpsViews.ReasonRequest body, @Context ContainerRequestContext request) {
@@ -151,6 +156,7 @@ public final class OpsResource {
     }
 
     @POST
+    @Consumes(MediaType.APPLICATION_JSON)
     @Path("/outbox/{id}/replay")
     public OpsViews.ActionResult replay(
             @PathParam("id") String id, OpsViews.ReasonRequest body, @Context ContainerRequestContext request) {
@@ -158,6 +164,7 @@ public final class OpsResource {
     }
 
     @POST
+    @Consumes(MediaType.APPLICATION_JSON)
     @Path("/outbox/replay-aggregate")
     public OpsViews.ActionResult replayAggregate(
             OpsViews.ReplayAggregateRequest body, @Context ContainerRequestContext request) {
@@ -172,6 +179,7 @@ public final class OpsResource {
     }
 
     @POST
+    @Consumes(MediaType.APPLICATION_JSON)
     @Path("/outbox/{id}/release")
     public OpsViews.ActionResult release(
             @PathParam("id") String id, OpsViews.ReasonRequest body, @Context ContainerRequestContext request) {
@@ -234,6 +242,17 @@ public final class OpsResource {
         return s == null || s.isBlank() ? null : s.trim();
     }
 
+    /**
+     * A JSON field is absent when missing or null; one that is there must say something. (A query
+     * parameter left blank is absent: that is how forms send an unset filter.)
+     */
+    private static String present(String value, String field, List<Violation> errors) {
+        if (value != null && value.isBlank()) {
+            errors.add(new Violation(field, "must not be blank; leave it out or set it to null"));
+        }
+        return value;
+    }
+
     private static <E extends Enum<E>> String enumValue(
             String field, String value, Class<E> type, List<Violation> errors) {
         if (value == null || value.isBlank()) {
@@ -255,12 +274,19 @@ public final class OpsResource {
         if (value == null || value.isBlank()) {
             return null;
         }
+        Instant parsed;
         try {
-            return Instant.parse(value.trim());
+            parsed = OffsetDateTime.parse(value.trim()).toInstant();
         } catch (DateTimeParseException e) {
             errors.add(new Violation(field, "must be an ISO-8601 instant such as 2026-11-30T09:00:00Z"));
             return null;
         }
+        String defect = StorableValues.instantDefect(parsed);
+        if (defect != null) {
+            errors.add(new Violation(field, defect));
+            return null;
+        }
+        return parsed;
     }
 
     private static int integer(String field, String value, int dflt, int min, int max, List<Violation> errors) {

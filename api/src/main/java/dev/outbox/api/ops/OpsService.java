@@ -8,6 +8,7 @@ import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.kernel.outbox.OutboxStatus;
 import dev.outbox.persistence.ops.AuditEntry;
 import dev.outbox.persistence.ops.BulkRetryFilter;
+import dev.outbox.persistence.ops.BulkRetryOutcome;
 import dev.outbox.persistence.ops.CodeCount;
 import dev.outbox.persistence.ops.FinishedCounts;
 import dev.outbox.persistence.ops.MinuteCount;
@@ -106,11 +107,12 @@ public class OpsService {
     @Transactional
     public OpsViews.BulkRetryResult bulkRetry(
             BulkRetryFilter filter, boolean dryRun, int limit, OpsPrincipal who, String reason) {
-        long matched = ops.countBulkRetry(filter);
+        BulkRetryOutcome outcome = ops.bulkRetry(filter, dryRun ? 0 : limit);
+        long matched = outcome.matched();
         if (dryRun) {
             return new OpsViews.BulkRetryResult(true, matched, 0, null, matched, null);
         }
-        List<UUID> ids = ops.bulkRetry(filter, limit);
+        List<UUID> ids = List.of(outcome.ids());
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("status", filter.status());
         f.put("errorCode", filter.errorCode());
@@ -123,7 +125,8 @@ public class OpsService {
                 filter.createdTo() == null ? null : filter.createdTo().toString());
         f.put("limit", limit);
         OpsViews.Audit entry = audit(who, "BULK_RETRY", ids, Json.write(f), reason);
-        return new OpsViews.BulkRetryResult(false, matched, ids.size(), ids, Math.max(0, matched - ids.size()), entry);
+        // one snapshot: ids are a subset of the matched rows, so remaining is never negative
+        return new OpsViews.BulkRetryResult(false, matched, ids.size(), ids, matched - ids.size(), entry);
     }
 
     @Transactional

@@ -26,11 +26,11 @@ import java.util.UUID;
  * The public order API. Thin: parse, call the application service, shape the response. A
  * {@code 201}/{@code 200} means "committed locally" (the order and its outbox rows), never
  * "downstream has processed it". Every POST honours {@code Idempotency-Key}: the response is
- * built and stored inside the write's transaction, so a retry gets it back byte for byte.
+ * built and stored inside the write's transaction, so a retry gets it back byte for byte. Only
+ * the POSTs declare what they consume: a GET takes no body, whatever Content-Type it names.
  */
 @Path("/orders")
 @Produces(MediaType.APPLICATION_JSON)
-@Consumes(MediaType.APPLICATION_JSON)
 public final class OrderResource {
     private final OrderService orders;
     private final IdempotentExecutor idempotent;
@@ -44,6 +44,7 @@ public final class OrderResource {
     }
 
     @POST
+    @Consumes(MediaType.APPLICATION_JSON)
     public Response place(PlaceOrderRequest body, @Context ContainerRequestContext request) throws Exception {
         RequestMetadata metadata = RequestMetadata.of(request);
         return idempotent
@@ -64,6 +65,7 @@ public final class OrderResource {
     }
 
     @POST
+    @Consumes(MediaType.APPLICATION_JSON)
     @Path("/{id}/capture")
     public Response capture(@PathParam("id") String id, CaptureRequest body, @Context ContainerRequestContext request)
             throws Exception {
@@ -71,6 +73,7 @@ public final class OrderResource {
     }
 
     @POST
+    @Consumes(MediaType.APPLICATION_JSON)
     @Path("/{id}/ship")
     public Response ship(@PathParam("id") String id, ShipRequest body, @Context ContainerRequestContext request)
             throws Exception {
@@ -78,6 +81,7 @@ public final class OrderResource {
     }
 
     @POST
+    @Consumes(MediaType.APPLICATION_JSON)
     @Path("/{id}/cancel")
     public Response cancel(@PathParam("id") String id, CancelRequest body, @Context ContainerRequestContext request)
             throws Exception {

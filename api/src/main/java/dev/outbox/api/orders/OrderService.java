@@ -60,7 +60,12 @@ public class OrderService {
             violations.add(new Violation("currency", e.getMessage()));
         }
         List<OrderLine> lines = new ArrayList<>();
-        if (request.lines() != null && currency != null) {
+        // counted before any line is read: a body of thousands of lines costs one check, not
+        // thousands of parsed prices and as many violations in the answer
+        boolean tooMany = request.lines() != null && request.lines().size() > Order.MAX_LINES;
+        if (tooMany) {
+            violations.add(new Violation("lines", "must contain at most " + Order.MAX_LINES + " lines"));
+        } else if (request.lines() != null && currency != null) {
             for (int i = 0; i < request.lines().size(); i++) {
                 OrderLine line = line(i, request.lines().get(i), currency, violations);
                 if (line != null) {

@@ -17,6 +17,7 @@ import java.util.regex.Pattern;
  */
 public final class Settings {
     private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");
+    private static final Pattern BYTES = Pattern.compile("(\\d{1,19})\\s*((?i)k|kb|kib|m|mb|mib|g|gb|gib)?");
 
     private final Map<String, String> env;
     private final Map<String, Used> used = new TreeMap<>();
@@ -96,6 +97,51 @@ public final class Settings {
                     name + "=" + raw.get() + ": must be between " + format(min) + " and " + format(max));
         }
         return d;
+    }
+
+    /**
+     * A size in bytes, written {@code 1048576}, {@code 512KiB} or {@code 1MiB} ({@code KB}/{@code MB}
+     * are read as the same binary units, the way most people mean them for a request size).
+     */
+    public long bytes(String name, long defaultValue, long min, long max) {
+        Optional<String> raw = optional(name);
+        if (raw.isEmpty()) {
+            recordDefault(name, formatBytes(defaultValue));
+            return defaultValue;
+        }
+        Matcher m = BYTES.matcher(raw.get());
+        String range = " between " + formatBytes(min) + " and " + formatBytes(max);
+        if (!m.matches()) {
+            throw new ConfigurationException(
+                    name + "=" + raw.get() + ": must be a size such as 1048576, 512KiB or 1MiB," + range);
+        }
+        long unit = switch (m.group(2) == null ? "" : m.group(2).toUpperCase(java.util.Locale.ROOT)) {
+            case "K", "KB", "KIB" -> 1024L;
+            case "M", "MB", "MIB" -> 1024L * 1024;
+            case "G", "GB", "GIB" -> 1024L * 1024 * 1024;
+            default -> 1L;
+        };
+        long v;
+        try {
+            v = Math.multiplyExact(Long.parseLong(m.group(1)), unit);
+        } catch (ArithmeticException | NumberFormatException e) {
+            throw new ConfigurationException(name + "=" + raw.get() + ": must be" + range);
+        }
+        if (v < min || v > max) {
+            throw new ConfigurationException(name + "=" + raw.get() + ": must be" + range);
+        }
+        return v;
+    }
+
+    /** {@code 1MiB}, {@code 512KiB} or a plain number of bytes, whichever is exact. */
+    public static String formatBytes(long n) {
+        if (n != 0 && n % (1024L * 1024) == 0) {
+            return n / (1024L * 1024) + "MiB";
+        }
+        if (n != 0 && n % 1024 == 0) {
+            return n / 1024 + "KiB";
+        }
+        return Long.toString(n);
     }
 
     /** A comma-separated list of words (empty when unset). */

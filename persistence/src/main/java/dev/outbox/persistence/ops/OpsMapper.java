@@ -18,9 +18,11 @@ public interface OpsMapper {
     /** The earliest unfinished earlier version of the row's aggregate: what holds it back, if anything. */
     OutboxRecord blockingVersion(@Param("id") UUID id);
 
-    long countBulkRetry(BulkRetryFilter filter);
-
-    List<UUID> bulkRetry(@Param("filter") BulkRetryFilter filter, @Param("limit") int limit);
+    /**
+     * Retries up to {@code limit} rows matching the filter (0: a dry run) and counts the matching
+     * rows, in one statement: the count and the rows retried come from the same snapshot.
+     */
+    BulkRetryOutcome bulkRetry(@Param("filter") BulkRetryFilter filter, @Param("limit") int limit);
 
     List<UUID> cancel(@Param("id") UUID id, @Param("reason") String reason);
 
