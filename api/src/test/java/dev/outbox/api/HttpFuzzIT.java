@@ -96,8 +96,6 @@ class HttpFuzzIT {
         }
     }
 
-    record Fixture(String id, String aggregateId) {}
-
     @Test
     void everyDocumentedOperationAnswersGeneratedInputCleanly() throws Exception {
         ApiClient.Reply published = API.client().get("/openapi.json");
@@ -124,7 +122,7 @@ class HttpFuzzIT {
         long started = System.nanoTime();
         try {
             for (Operation op : operations) {
-                Fixture fixture = null;
+                DocumentFixture fixture = null;
                 String state = null; // the tables as the last request left them, while nothing else wrote
                 for (HttpFuzzCases.Case c : generator.casesFor(op)) {
                     if (fixture == null) {
@@ -418,7 +416,7 @@ class HttpFuzzIT {
         return doc.at(ref.asText().substring(1));
     }
 
-    private static FuzzRequest base(Operation op, Fixture fixture) {
+    private static FuzzRequest base(Operation op, DocumentFixture fixture) {
         FuzzRequest r = new FuzzRequest(op.method(), op.template());
         for (JsonNode p : op.parameters()) {
             String name = p.get("name").asText();
@@ -447,7 +445,7 @@ class HttpFuzzIT {
         return r;
     }
 
-    private static void replaceAggregatePlaceholder(FuzzRequest r, Fixture fixture) {
+    private static void replaceAggregatePlaceholder(FuzzRequest r, DocumentFixture fixture) {
         if (r.body == null) {
             return;
         }
@@ -472,42 +470,8 @@ class HttpFuzzIT {
         r.body = out.toByteArray();
     }
 
-    /** The state an operation's documented request needs, made fresh when a write used it up. */
-    private static Fixture fixture(String name) throws Exception {
-        switch (name) {
-            case "" -> {
-                return new Fixture("", "");
-            }
-            case "placedOrder", "capturedOrder" -> {
-                JsonNode example =
-                        doc.at("/paths/~1orders/post/requestBody/content/application~1json/examples/valid/value");
-                ApiClient.Reply placed = API.client().post("/orders", example.toString());
-                assertEquals(201, placed.status(), placed.body());
-                String id = placed.json().get("id").asText();
-                if (name.equals("capturedOrder")) {
-                    ApiClient.Reply captured = API.client()
-                            .post(
-                                    "/orders/" + id + "/capture",
-                                    "{\"amount\":\""
-                                            + placed.json().get("total").asText() + "\"}");
-                    assertEquals(200, captured.status(), captured.body());
-                }
-                return new Fixture(id, id);
-            }
-            case "parkedRow", "publishedRow", "leasedRow" -> {
-                String status = switch (name) {
-                    case "parkedRow" -> "PARKED";
-                    case "publishedRow" -> "PUBLISHED";
-                    default -> "IN_PROGRESS";
-                };
-                String aggregate = UUID.randomUUID().toString();
-                return new Fixture(
-                        OpsApiIT.row(status, "UNROUTABLE", "order.created", aggregate, 1L)
-                                .toString(),
-                        aggregate);
-            }
-            default -> throw new AssertionError("unknown x-fixture " + name);
-        }
+    private static DocumentFixture fixture(String name) throws Exception {
+        return DocumentFixture.make(name, doc, API);
     }
 
     // ------------------------------------------------------------------ report

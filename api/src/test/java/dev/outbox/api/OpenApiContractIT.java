@@ -210,7 +210,7 @@ class OpenApiContractIT {
     }
 
     private void check(String verb, String template, JsonNode operation, JsonNode body, int expected) throws Exception {
-        Fixture fixture = fixture(operation.path("x-fixture").asText(""));
+        DocumentFixture fixture = fixture(operation.path("x-fixture").asText(""));
         String url = template.replace("{id}", fixture.id());
         for (JsonNode p : operation.path("parameters")) {
             if (p.has("example") && "path".equals(p.path("in").asText())) {
@@ -286,43 +286,7 @@ class OpenApiContractIT {
         }
     }
 
-    private record Fixture(String id, String aggregateId) {}
-
-    /** The state an operation's example needs, made fresh for every example. */
-    private static Fixture fixture(String name) throws Exception {
-        switch (name) {
-            case "" -> {
-                return new Fixture("", "");
-            }
-            case "placedOrder", "capturedOrder" -> {
-                JsonNode example =
-                        doc.at("/paths/~1orders/post/requestBody/content/application~1json/examples/valid/value");
-                ApiClient.Reply placed = API.client().post("/orders", example.toString());
-                assertEquals(201, placed.status(), placed.body());
-                String id = placed.json().get("id").asText();
-                if (name.equals("capturedOrder")) {
-                    ApiClient.Reply captured = API.client()
-                            .post(
-                                    "/orders/" + id + "/capture",
-                                    "{\"amount\":\""
-                                            + placed.json().get("total").asText() + "\"}");
-                    assertEquals(200, captured.status(), captured.body());
-                }
-                return new Fixture(id, id);
-            }
-            case "parkedRow", "publishedRow", "leasedRow" -> {
-                String status = switch (name) {
-                    case "parkedRow" -> "PARKED";
-                    case "publishedRow" -> "PUBLISHED";
-                    default -> "IN_PROGRESS";
-                };
-                String aggregate = UUID.randomUUID().toString();
-                return new Fixture(
-                        OpsApiIT.row(status, "UNROUTABLE", "order.created", aggregate, 1L)
-                                .toString(),
-                        aggregate);
-            }
-            default -> throw new AssertionError("unknown x-fixture " + name);
-        }
+    private static DocumentFixture fixture(String name) throws Exception {
+        return DocumentFixture.make(name, doc, API);
     }
 }
