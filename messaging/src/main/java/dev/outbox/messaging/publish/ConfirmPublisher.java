@@ -173,13 +173,16 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
             window.release();
             throw new IOException("publisher channel retired: " + retiredBecause);
         }
-        Optional<String> unencodable = MessageEncoding.problem(message, frameMax, maxBodyBytes);
+        Optional<String> unencodable;
+        try {
+            unencodable = MessageEncoding.problem(message, frameMax, maxBodyBytes);
+        } catch (RuntimeException | Error e) {
+            // a fault of the check itself, not of the message: the caller still owns the message
+            window.release();
+            throw e;
+        }
         if (unencodable.isPresent()) {
-            try {
-                listener.failed(tag, ErrorCode.UNENCODABLE, unencodable.get());
-            } finally {
-                window.release();
-            }
+            report(tag, message.messageId(), l -> l.failed(tag, ErrorCode.UNENCODABLE, unencodable.get()));
             return;
         }
         long seq = channel.getNextPublishSeqNo();
@@ -187,10 +190,18 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
         try {
             channel.basicPublish(message.exchange(), message.routingKey(), true, message.properties(), message.body());
         } catch (IOException | AlreadyClosedException e) {
-            // the client took a sequence number for this message before it failed to write it:
-            // a channel that somehow stayed open would now file every confirm one message late
+            // the client took a sequence number for this message before it failed to write it
             InFlight<T> mine = inFlight.remove(seq);
-            retire("basicPublish failed: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            String why = "basicPublish failed: " + e.getClass().getSimpleName() + ": " + e.getMessage();
+            if (channel.isOpen()) {
+                // a channel that stayed open would now file every confirm one message late
+                retire(why);
+            } else {
+                // closed under us (the broker's 404, 403 or 406, or the connection): nothing more
+                // goes out on it, and its shutdown sweep, with the close's real reason, settles what
+                // is in flight (suspects for a destination error); it must not be pre-empted here
+                retiredBecause = why;
+            }
             if (mine == null) {
                 // the channel's shutdown sweep got here first and has reported this message: it is
                 // settled, so the caller must not treat it as unsent (that would be two outcomes)
@@ -203,16 +214,12 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
             InFlight<T> mine = inFlight.remove(seq);
             retire("basicPublish threw " + e.getClass().getSimpleName() + ": " + e.getMessage());
             if (mine != null) {
-                try {
-                    // IllegalArgumentException is the client refusing to encode the message: it
-                    // will refuse it every time. Anything else may be transient.
-                    listener.failed(
-                            tag,
-                            e instanceof IllegalArgumentException ? ErrorCode.UNENCODABLE : ErrorCode.CHANNEL_ERROR,
-                            "the AMQP client refused it: " + e.getClass().getSimpleName() + ": " + e.getMessage());
-                } finally {
-                    window.release();
-                }
+                // IllegalArgumentException is the client refusing to encode the message: it will
+                // refuse it every time. Anything else may be transient.
+                ErrorCode code =
+                        e instanceof IllegalArgumentException ? ErrorCode.UNENCODABLE : ErrorCode.CHANNEL_ERROR;
+                String detail = "the AMQP client refused it: " + e.getClass().getSimpleName() + ": " + e.getMessage();
+                report(tag, mine.messageId(), l -> l.failed(tag, code, detail));
             }
             // an Error ends here too: the message has its outcome and the channel is out of
             // service; rethrowing would make the caller settle this message a second time
@@ -223,21 +230,35 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
             // registered, so settle the message here unless the sweep got it
             InFlight<T> orphan = inFlight.remove(seq);
             if (orphan != null) {
-                try {
-                    listener.failed(tag, ErrorCode.CONNECTION_LOST, "channel closed while publishing");
-                } finally {
-                    window.release();
-                }
+                report(
+                        tag,
+                        orphan.messageId(),
+                        l -> l.failed(tag, ErrorCode.CONNECTION_LOST, "channel closed while publishing"));
             }
         }
     }
 
     /**
-     * Takes this channel out of service after {@code basicPublish} threw: nothing more is
-     * published on it, and every message still unsettled is handed back as unknown. Confirms
-     * already on their way could be filed against the wrong message if anything more were sent,
-     * so nothing is trusted past this point; the messages sent before the throw may well have
-     * reached the broker, and publishing them again is a duplicate consumers absorb.
+     * Hands one outcome to the listener and frees its slot, whatever the listener does: a listener
+     * that throws loses only this message's report (its row goes back by lease recovery), never
+     * the reports of the messages settled with it, and never a window slot.
+     */
+    private void report(T tag, String messageId, java.util.function.Consumer<PublishListener<T>> call) {
+        try {
+            call.accept(listener);
+        } catch (RuntimeException | Error e) {
+            LOG.error("the publish listener failed on the outcome of message {} ({})", messageId, tag, e);
+        } finally {
+            window.release();
+        }
+    }
+
+    /**
+     * Takes this channel out of service after {@code basicPublish} threw while it stayed open:
+     * nothing more is published on it, and every message still unsettled is handed back as
+     * unknown. Confirms already on their way could be filed against the wrong message if anything
+     * more were sent, so nothing is trusted past this point; the messages sent before the throw
+     * may well have reached the broker, and publishing them again is a duplicate consumers absorb.
      */
     private void retire(String why) {
         retiredBecause = why;
@@ -256,11 +277,10 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
         }
         returned.clear();
         for (InFlight<T> f : unknown) {
-            try {
-                listener.unknown(f.tag(), "in flight on a publisher channel retired after " + why);
-            } finally {
-                window.release();
-            }
+            report(
+                    f.tag(),
+                    f.messageId(),
+                    l -> l.unknown(f.tag(), "in flight on a publisher channel retired after " + why));
         }
         try {
             channel.abort();
@@ -365,21 +385,17 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
      * recovery), never the reports of the messages settled by the same confirm frame.
      */
     private void reportOnce(InFlight<T> f, Outcome outcome, Returned r) {
-        try {
+        report(f.tag(), f.messageId(), l -> {
             switch (outcome) {
                 case RETURNED ->
-                    listener.failed(
+                    l.failed(
                             f.tag(),
                             FailureClassifier.classifyReturn(r.replyCode()),
                             "basic.return " + r.replyCode() + " " + r.replyText());
-                case ACKED -> listener.confirmed(f.tag(), System.nanoTime() - f.sentNanos());
-                default -> listener.failed(f.tag(), ErrorCode.NACKED, "basic.nack from the broker");
+                case ACKED -> l.confirmed(f.tag(), System.nanoTime() - f.sentNanos());
+                default -> l.failed(f.tag(), ErrorCode.NACKED, "basic.nack from the broker");
             }
-        } catch (RuntimeException | Error e) {
-            LOG.error("the publish listener failed on the {} outcome of message {}", outcome, f.messageId(), e);
-        } finally {
-            window.release();
-        }
+        });
     }
 
     private void onShutdown(ShutdownSignalException cause) {
@@ -397,15 +413,13 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
             InFlight<T> f = e.getValue();
             returned.remove(f.messageId());
             n++;
-            try {
+            report(f.tag(), f.messageId(), l -> {
                 if (suspects) {
-                    listener.suspect(f.tag(), code, detail);
+                    l.suspect(f.tag(), code, detail);
                 } else {
-                    listener.failed(f.tag(), code, detail);
+                    l.failed(f.tag(), code, detail);
                 }
-            } finally {
-                window.release();
-            }
+            });
         }
         if (n > 0) {
             LOG.warn("publisher channel shut down with {} message(s) in flight: {} ({})", n, code, detail);
@@ -426,12 +440,11 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
             }
             if (inFlight.remove(f.sequence()) != null) {
                 returned.remove(f.messageId());
-                try {
-                    listener.failed(
-                            f.tag(), ErrorCode.CONFIRM_TIMEOUT, "no confirm within " + timeout.toMillis() + " ms");
-                } finally {
-                    window.release();
-                }
+                report(
+                        f.tag(),
+                        f.messageId(),
+                        l -> l.failed(
+                                f.tag(), ErrorCode.CONFIRM_TIMEOUT, "no confirm within " + timeout.toMillis() + " ms"));
                 n++;
             }
         }

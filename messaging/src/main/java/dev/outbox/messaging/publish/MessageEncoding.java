@@ -136,6 +136,9 @@ public final class MessageEncoding {
             Map<String, Object> nested = (Map<String, Object>) m;
             return table(name + ".", nested);
         }
+        if (v instanceof Object[] array) {
+            return value(name, java.util.Arrays.asList(array));
+        }
         if (v instanceof List<?> list) {
             for (int i = 0; i < list.size(); i++) {
                 Optional<String> p = value(name + "[" + i + "]", list.get(i));

@@ -288,4 +288,60 @@ class ConfirmPublisherTest {
         assertEquals(List.of("a unknown", "b UNENCODABLE"), outcomes);
         assertFalse(publisher.isOpen());
     }
+
+    @Test
+    void aPublishThatFindsTheChannelClosedByTheBrokerLeavesTheSuspectsToTheCloseItself() throws Exception {
+        send("a", "b");
+        ShutdownSignalException notFound = new ShutdownSignalException(
+                false, false, new AMQImpl.Channel.Close(404, "NOT_FOUND - no exchange 'x'", 60, 40), broker.channel);
+        broker.closedByBroker(notFound);
+        assertTrue(publisher.acquireSlot(Duration.ZERO));
+        assertThrows(
+                IOException.class, () -> publisher.publish(message("c", new AMQP.BasicProperties.Builder(), 0), "c"));
+        assertFalse(publisher.isOpen());
+        broker.listenersLearnOfTheClose();
+        assertEquals(
+                List.of("a suspect EXCHANGE_NOT_FOUND", "b suspect EXCHANGE_NOT_FOUND"),
+                outcomes,
+                "the close's own reason decides: the row that caused it must be found and parked");
+        assertEquals(4, publisher.availableSlots());
+    }
+
+    @Test
+    void aListenerThatThrowsLosesOnlyItsOwnReportAndNoSlot() throws Exception {
+        FakeChannel other = new FakeChannel();
+        List<String> seen = new CopyOnWriteArrayList<>();
+        ConfirmPublisher<String> touchy = ConfirmPublisher.open(other.connection, 4, MAX_BODY, new PublishListener<>() {
+            @Override
+            public void confirmed(String tag, long confirmNanos) {
+                if (tag.equals("b")) {
+                    throw new ArithmeticException("long overflow"); // as a 4713 BC created_at once did
+                }
+                seen.add(tag + " confirmed");
+            }
+
+            @Override
+            public void failed(String tag, ErrorCode code, String detail) {
+                seen.add(tag + " " + code);
+            }
+
+            @Override
+            public void suspect(String tag, ErrorCode code, String detail) {
+                seen.add(tag + " suspect");
+            }
+
+            @Override
+            public void unknown(String tag, String detail) {
+                seen.add(tag + " unknown");
+            }
+        });
+        for (String tag : List.of("a", "b", "c")) {
+            assertTrue(touchy.acquireSlot(Duration.ZERO));
+            touchy.publish(message(tag, new AMQP.BasicProperties.Builder(), 0), tag);
+        }
+        other.ack(3, true);
+        assertEquals(List.of("a confirmed", "c confirmed"), seen, "c's report survives b's listener failing");
+        assertEquals(4, touchy.availableSlots(), "and no slot is lost");
+        assertEquals(0, touchy.inFlightCount());
+    }
 }

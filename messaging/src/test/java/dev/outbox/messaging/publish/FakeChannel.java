@@ -1,6 +1,7 @@
 package dev.outbox.messaging.publish;
 
 import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.AlreadyClosedException;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConfirmCallback;
 import com.rabbitmq.client.Connection;
@@ -33,6 +34,7 @@ final class FakeChannel {
     private long nextSeqNo = 1;
     private int frameMax = 131_072;
     private boolean open = true;
+    private ShutdownSignalException closeReason;
     private Exception failNextPublish;
     private ReturnListener onReturn;
     private ConfirmCallback onAck;
@@ -47,6 +49,10 @@ final class FakeChannel {
                 case "getNextPublishSeqNo" -> nextSeqNo;
                 case "basicPublish" -> {
                     nextSeqNo++; // ChannelN takes the number before it encodes or writes anything
+                    if (!open) {
+                        // then finds the channel closed: AMQChannel.ensureIsOpen
+                        throw new AlreadyClosedException(closeReason);
+                    }
                     if (failNextPublish != null) {
                         Exception e = failNextPublish;
                         failNextPublish = null;
@@ -139,7 +145,23 @@ final class FakeChannel {
     void shutdown(ShutdownSignalException cause) {
         if (open) {
             open = false;
+            closeReason = cause;
             onShutdown.shutdownCompleted(cause);
         }
+    }
+
+    /**
+     * The first half of a close the broker sends: amqp-client marks the channel closed and
+     * releases its lock before it runs the shutdown listeners, so a publisher thread can find it
+     * closed (and take a sequence number, then get {@code AlreadyClosedException}) in between.
+     */
+    void closedByBroker(ShutdownSignalException cause) {
+        open = false;
+        closeReason = cause;
+    }
+
+    /** The second half: the shutdown listeners run. */
+    void listenersLearnOfTheClose() {
+        onShutdown.shutdownCompleted(closeReason);
     }
 }
