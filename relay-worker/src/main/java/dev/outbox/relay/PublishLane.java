@@ -194,8 +194,11 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
 
     private void publishAll(ConfirmPublisher<OutboxRecord> p, List<OutboxRecord> rows) throws InterruptedException {
         int i = 0;
+        // whether row i's outcome has been handed over (reported, or taken by the publisher)
+        boolean handedOver = false;
         try {
             for (; i < rows.size(); i++) {
+                handedOver = false;
                 OutboxRecord row = rows.get(i);
                 if (stopping) {
                     releaseFrom(rows, i, null, "relay stopping before this row was sent");
@@ -203,6 +206,7 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
                 }
                 AmqpMessageMapper.Mapped mapped = AmqpMessageMapper.map(row);
                 if (mapped instanceof AmqpMessageMapper.Invalid invalid) {
+                    handedOver = true;
                     failed(row, invalid.code(), invalid.reason());
                     continue;
                 }
@@ -212,6 +216,7 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
                 }
                 try {
                     p.publish(((AmqpMessageMapper.Ready) mapped).message(), row);
+                    handedOver = true;
                     stats.attempted();
                 } catch (IOException e) {
                     // the channel or connection is gone: this row and the rest were never handed over.
@@ -231,11 +236,17 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
                     return;
                 }
             }
+        } catch (InterruptedException e) {
+            // stopping: what was not handed over goes back now, not at stale-lease recovery
+            releaseFrom(rows, handedOver ? i + 1 : i, null, "relay stopping before this row was sent");
+            throw e;
         } catch (RuntimeException | Error e) {
-            // a row this loop cannot handle must not strand the rows after it under a lease until
-            // stale-lease recovery: give them back, then let the lane's loop count and log it
+            // a row this loop cannot handle (a fault of the relay's own, not of the row's data: see
+            // AmqpMessageMapper) must not strand the rows after it under a lease until stale-lease
+            // recovery: give them back; the row itself is retried with backoff and counted, and the
+            // lane's loop logs it
             releaseFrom(rows, i + 1, null, null);
-            if (i < rows.size()) {
+            if (i < rows.size() && !handedOver) {
                 failed(
                         rows.get(i),
                         ErrorCode.CHANNEL_ERROR,

@@ -51,32 +51,27 @@ public final class AmqpMessageMapper {
     }
 
     /**
-     * Maps a row; total: whatever a SQL client stored, the answer is a message or a reason, never
-     * an exception (a row that throws here would be retried forever under stale-lease recovery).
+     * Maps a row. Whatever a SQL client stored, the answer is a message or a reason; an exception
+     * from here is a fault of the relay's own (the caller retries the row with backoff and counts
+     * it), never a verdict on the row, which would park it for good.
      */
     public static Mapped map(OutboxRecord row) {
-        try {
-            return mapChecked(row);
-        } catch (RuntimeException e) {
-            return new Invalid(
-                    ErrorCode.UNENCODABLE,
-                    "the row cannot be mapped to an AMQP message: "
-                            + e.getClass().getSimpleName() + ": " + e.getMessage());
-        }
-    }
-
-    private static Mapped mapChecked(OutboxRecord row) {
         JsonNode payload;
         try {
             payload = Json.mapper().readTree(row.payload());
         } catch (JsonProcessingException e) {
             return Invalid.payload("payload is not valid JSON: " + e.getOriginalMessage());
         }
-        List<String> violations = MessageContracts.onClasspath()
-                .violations(row.messageType(), row.messageVersion(), row.aggregateId(), payload);
+        MessageContracts contracts = MessageContracts.onClasspath();
+        List<String> violations = new java.util.ArrayList<>(
+                contracts.violations(row.messageType(), row.messageVersion(), row.aggregateId(), payload));
+        contracts
+                .find(row.messageType(), row.messageVersion())
+                .ifPresent(c -> violations.addAll(c.envelopeViolations(
+                        row.aggregateType(), row.aggregateVersion(), row.exchangeName(), row.routingKey())));
         if (!violations.isEmpty()) {
-            return Invalid.payload("payload breaks the " + row.messageType() + " v" + row.messageVersion()
-                    + " contract: " + String.join("; ", violations));
+            return Invalid.payload("breaks the " + row.messageType() + " v" + row.messageVersion() + " contract: "
+                    + String.join("; ", violations));
         }
         Map<String, Object> extra;
         try {
@@ -128,10 +123,23 @@ public final class AmqpMessageMapper {
                 .contentEncoding("utf-8")
                 .type(row.messageType())
                 .correlationId(row.correlationId())
-                .timestamp(Date.from(row.createdAt()))
+                .timestamp(timestamp(row.createdAt()))
                 .headers(headers)
                 .build();
         return new Ready(new OutboundMessage(
                 row.exchangeName(), row.routingKey(), props, row.payload().getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /**
+     * AMQP carries a timestamp as seconds in a signed 64-bit integer; a {@code created_at} of
+     * {@code infinity} (which pgjdbc reads as the far future) does not fit a {@link Date}. Such a
+     * row still goes out, without a timestamp: the column is metadata, not the message.
+     */
+    private static Date timestamp(java.time.Instant createdAt) {
+        try {
+            return Date.from(createdAt);
+        } catch (IllegalArgumentException | ArithmeticException outOfRange) {
+            return null;
+        }
     }
 }

@@ -50,7 +50,7 @@ public final class OutboxMessages {
      * checked against the type's contract.
      *
      * @throws MessageContractViolationException when the type has no contract, the aggregate type
-     *     is not the contract's, or the payload breaks it
+     *     is not the contract's, an ordered type comes without a version, or the payload breaks it
      */
     public static NewOutboxMessage from(
             MessageContracts contracts,
@@ -67,12 +67,11 @@ public final class OutboxMessages {
                         type.name(),
                         type.version(),
                         List.of("there is no contract " + MessageContracts.fileOf(type.name(), type.version()))));
-        if (!contract.aggregateType().equals(aggregateType)) {
-            throw new MessageContractViolationException(
-                    type.name(),
-                    type.version(),
-                    List.of("aggregate type " + aggregateType + " differs from the contract's "
-                            + contract.aggregateType()));
+        List<String> envelope = contract.envelopeViolations(
+                aggregateType, aggregateVersion, contract.exchange(), contract.routingKey());
+        if (!envelope.isEmpty()) {
+            // what the relay would park and every consumer refuse: the business transaction fails now
+            throw new MessageContractViolationException(type.name(), type.version(), envelope);
         }
         String json = Json.write(payload);
         JsonNode tree;

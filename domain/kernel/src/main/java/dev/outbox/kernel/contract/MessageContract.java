@@ -143,6 +143,30 @@ public final class MessageContract {
         return List.copyOf(out);
     }
 
+    /**
+     * Checks what a message of this type carries around its payload against the contract: its
+     * aggregate type, a version when the type is ordered (consumers apply ordered types by version
+     * and refuse one without), and where it travels. A consumer refuses a delivery that breaks any
+     * of these (the consumer framework's wire contract); a row that breaks one is never sent.
+     *
+     * @return every violation; empty when the envelope honours the contract
+     */
+    public List<String> envelopeViolations(
+            String aggregateType, Long aggregateVersion, String exchange, String routingKey) {
+        List<String> out = new ArrayList<>(3);
+        if (!this.aggregateType.equals(aggregateType)) {
+            out.add("aggregate_type " + aggregateType + " is not the contract's " + this.aggregateType);
+        }
+        if (ordered && aggregateVersion == null) {
+            out.add("aggregate_version is missing: " + messageType + " is ordered per aggregate");
+        }
+        if (!this.exchange.equals(exchange) || !this.routingKey.equals(routingKey)) {
+            out.add("it travels through " + this.exchange + " as " + this.routingKey + ", not through " + exchange
+                    + " as " + routingKey);
+        }
+        return List.copyOf(out);
+    }
+
     /** "lines[0].quantity: must have a minimum value of 1", without the validator's "$." prefix. */
     private static String describe(Error e) {
         String message = e.getMessage();
