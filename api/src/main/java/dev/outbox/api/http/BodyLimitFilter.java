@@ -23,9 +23,26 @@ public final class BodyLimitFilter implements ContainerRequestFilter {
 
     @Override
     public void filter(ContainerRequestContext request) {
-        if (request.getLength() > limit) {
+        if (declaredLength(request) > limit) {
             throw new ApiException(ProblemExceptionMapper.tooLarge(limit));
         }
         request.setEntityStream(new BoundedEntityStream(request.getEntityStream(), limit));
+    }
+
+    /**
+     * The declared length as a long: {@code getLength()} parses it as an int, and Jersey throws
+     * for anything from 2^31 up (Grizzly takes any long), which would surface as a 500. Framing
+     * Grizzly refuses (two lengths, a non-number) never gets here.
+     */
+    private static long declaredLength(ContainerRequestContext request) {
+        String header = request.getHeaderString("Content-Length");
+        if (header == null) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(header.trim());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 }

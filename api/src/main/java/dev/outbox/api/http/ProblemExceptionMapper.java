@@ -85,6 +85,11 @@ public final class ProblemExceptionMapper implements ExceptionMapper<Throwable> 
                     "Request body unreadable",
                     "the request body ended before its Content-Length, or its chunked encoding is broken");
         }
+        if (find(failure, org.glassfish.jersey.message.internal.HeaderValueException.class) != null) {
+            // a request header Jersey could not parse where a resource or filter read it
+            return Problem.of(
+                    400, "header_invalid", "Invalid request header", "a request header has a value that is not valid");
+        }
         if (failure instanceof InvalidInputException e) {
             return Problem.of(400, e.code(), "Invalid request", e.getMessage()).withErrors(e.violations());
         }
