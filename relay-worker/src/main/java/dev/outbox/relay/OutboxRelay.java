@@ -56,7 +56,15 @@ public final class OutboxRelay {
         for (int i = 0; i < config.publishers(); i++) {
             lanes.add(new PublishLane(i, config, store, session, recorder, backoff, stats, wakeup, waits, claims));
         }
-        this.suspects = new SuspectIsolation(config, store, session, claims, lanes.get(0), recorder, stats);
+        this.suspects = new SuspectIsolation(
+                config,
+                store,
+                session,
+                claims,
+                lanes.get(0),
+                recorder,
+                stats,
+                () -> lanes.stream().mapToInt(PublishLane::inFlight).sum());
     }
 
     public synchronized void start() {
@@ -197,10 +205,11 @@ public final class OutboxRelay {
         started = false;
         long deadline = System.nanoTime() + config.shutdownTimeout().toNanos();
         try {
-            // first: it may hold the lanes paused, and it finishes the suspect in hand
-            suspects.stop(remaining(deadline).plusSeconds(1));
+            // the lanes stop taking work at once; the suspect thread, which may hold them paused,
+            // finishes the suspect in hand (or gives it back) within the shared deadline
             lanes.forEach(PublishLane::requestStop);
             wakeup.signal();
+            suspects.stop(remaining(deadline).dividedBy(2));
             for (PublishLane lane : lanes) {
                 if (!lane.awaitExit(remaining(deadline).plusSeconds(1))) {
                     LOG.warn("publisher did not stop in time; it may be blocked writing to the broker");

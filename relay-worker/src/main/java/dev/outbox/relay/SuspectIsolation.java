@@ -43,7 +43,11 @@ final class SuspectIsolation implements Runnable {
     private final PublishLane decider;
     private final OutcomeRecorder recorder;
     private final RelayStats stats;
+    private final java.util.function.IntSupplier lanesInFlight;
     private final Wakeup nudges = new Wakeup();
+    /** The suspect claimed and not yet recorded: given back at stop if the thread cannot finish it. */
+    private volatile OutboxRecord inHand;
+
     private volatile boolean running = true;
     private volatile long slices;
     private Thread thread;
@@ -56,7 +60,9 @@ final class SuspectIsolation implements Runnable {
             ClaimGate gate,
             PublishLane decider,
             OutcomeRecorder recorder,
-            RelayStats stats) {
+            RelayStats stats,
+            java.util.function.IntSupplier lanesInFlight) {
+        this.lanesInFlight = lanesInFlight;
         this.config = config;
         this.store = store;
         this.session = session;
@@ -82,21 +88,48 @@ final class SuspectIsolation implements Runnable {
         return slices;
     }
 
+    /** How a slice ended. */
+    enum Slice {
+        /** No suspect is due any more. */
+        DONE,
+        /** Suspects may be left: the lanes get their turn, then another slice. */
+        MORE,
+        /**
+         * This relay holds rows that nothing in this process is settling (an outcome the recorder
+         * gave up on, left to lease recovery): no suspect can be claimed alone until they are
+         * recovered, so holding the lanes back would only starve them.
+         */
+        BLOCKED
+    }
+
+    /** The longest wait between slices while this relay is blocked from taking a suspect alone. */
+    static final Duration BLOCKED_BACKOFF_MAX = Duration.ofSeconds(15);
+
     @Override
     public void run() {
         int failures = 0;
+        int blocked = 0;
         while (running) {
             long seen = nudges.generation();
             try {
                 if (gate.livenessOpen() && session.connection() != null && store.hasDueSuspects(types())) {
-                    boolean more = isolateSlice();
+                    Slice slice = isolateSlice();
                     failures = 0;
-                    if (more) {
-                        // the lanes' turn: ordinary rows must not wait behind a long line of suspects
-                        pause(SLICE);
+                    if (slice == Slice.BLOCKED) {
+                        blocked++;
+                        long backoff =
+                                Math.min(BLOCKED_BACKOFF_MAX.toMillis(), SLICE.toMillis() << Math.min(blocked, 4));
+                        pause(Duration.ofMillis(backoff));
+                    } else {
+                        blocked = 0;
+                        if (slice == Slice.MORE) {
+                            // the lanes' turn: ordinary rows must not wait behind a long line of suspects
+                            pause(SLICE);
+                        }
                     }
                     continue;
                 }
+                blocked = 0;
                 failures = 0;
                 nudges.await(CHECK_EVERY, seen);
             } catch (InterruptedException e) {
@@ -120,9 +153,9 @@ final class SuspectIsolation implements Runnable {
     /**
      * Holds the lanes back and publishes due suspects one by one for up to {@link #SLICE}.
      *
-     * @return true when suspects may be left for another slice
+     * @return how the slice ended
      */
-    private boolean isolateSlice() throws InterruptedException {
+    private Slice isolateSlice() throws InterruptedException {
         // a lane inside a claim finishes handing its batch to the broker first; that can wait for a
         // free confirm slot, bounded by the confirm timeout
         Duration settle = config.confirmTimeout().plusSeconds(1);
@@ -130,7 +163,7 @@ final class SuspectIsolation implements Runnable {
         if (!gate.pause("publishing suspects one at a time", settle)) {
             gate.resume();
             LOG.warn("suspects wait: a publishing lane did not finish its claim within {} ms", settle.toMillis());
-            return true;
+            return Slice.MORE;
         }
         int published = 0;
         try {
@@ -139,27 +172,34 @@ final class SuspectIsolation implements Runnable {
             while (running && System.nanoTime() - Math.min(sliceEnd, settleBy) < 0) {
                 Connection connection = session.connection();
                 if (!gate.livenessOpen() || connection == null) {
-                    return true;
+                    return Slice.MORE;
                 }
                 Optional<OutboxRecord> suspect = store.claimSuspect(config.relayId(), types(), gate.fenced());
                 if (suspect.isEmpty()) {
                     if (!store.hasDueSuspects(types())) {
-                        return false;
+                        return Slice.DONE;
+                    }
+                    if (lanesInFlight.getAsInt() == 0 && recorder.backlog() == 0) {
+                        // nothing here is settling what this relay still holds
+                        return Slice.BLOCKED;
                     }
                     // this relay still holds rows: confirms in flight, or outcomes not yet written
                     Thread.sleep(SETTLE_POLL_MILLIS);
                     continue;
                 }
+                inHand = suspect.get();
                 if (sliceEnd == Long.MAX_VALUE) {
                     sliceEnd = System.nanoTime() + SLICE.toNanos();
                     settleBy = Long.MAX_VALUE;
                 }
-                if (!publishAlone(connection, suspect.get())) {
-                    return true;
+                boolean written = publishAlone(connection, suspect.get());
+                inHand = null; // written, or the recorder has its outcome
+                if (!written) {
+                    return Slice.MORE;
                 }
                 published++;
             }
-            return true;
+            return Slice.MORE;
         } finally {
             gate.resume();
             if (published > 0) {
@@ -233,13 +273,27 @@ final class SuspectIsolation implements Runnable {
         }
     }
 
-    /** Stops after the suspect in hand, if any, is published and recorded. */
+    /**
+     * Stops after the suspect in hand, if any, is published and recorded; a thread that cannot
+     * finish within {@code timeout} (a broker or database that stopped answering) is interrupted,
+     * and a suspect it still holds goes back to the recorder as not sent, due again, its death
+     * evidence kept, instead of waiting for lease recovery.
+     */
     void stop(Duration timeout) throws InterruptedException {
         running = false;
         nudges.signal();
         Thread t = thread;
         if (t != null) {
             t.join(Math.max(1, timeout.toMillis()));
+            if (t.isAlive()) {
+                t.interrupt();
+                t.join(1_000);
+            }
+        }
+        OutboxRecord held = inHand;
+        if (held != null) {
+            inHand = null;
+            recorder.add(new OutcomeRecorder.Released(held, null, null));
         }
     }
 }

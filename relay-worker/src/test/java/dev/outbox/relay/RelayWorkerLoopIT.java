@@ -125,4 +125,44 @@ class RelayWorkerLoopIT {
                 1.0,
                 registry.get("outbox.relay.suspects.published.alone").counter().count());
     }
+
+    @Test
+    void aSuspectThatCannotBeTakenAloneDoesNotHoldTheLanesBack() throws Exception {
+        // this relay holds a row nothing in the process is settling (as when the recorder gave an
+        // outcome up and left it to lease recovery): no suspect can be claimed alone until that
+        // row is recovered, and the lanes must not be paused waiting for it, slice after slice
+        java.util.UUID stuck = fx.insertRaw("order.noted", "order.noted", Topology.ORDERS_EXCHANGE, "{\"s\":1}");
+        fx.db.update(
+                "UPDATE message_outbox SET status = 'IN_PROGRESS', locked_by = 'relay-blocked', locked_at = now(),"
+                        + " lease_token = nextval('message_outbox_lease_token_seq') WHERE id = ?",
+                stuck);
+        java.util.UUID suspect = fx.insertRaw("order.noted", "order.noted", Topology.ORDERS_EXCHANGE, "{\"a\":1}");
+        fx.db.update("UPDATE message_outbox SET last_error_code = 'RELAY_DIED' WHERE id = ?", suspect);
+        Settings settings = new Settings(fx.env("OUTBOX_RELAY_ID", "relay-blocked"));
+        session = new BrokerSession(
+                BrokerConfig.from(settings, fx.broker.uri(), "relay-worker-loop-it"),
+                new ExponentialBackoff(Duration.ofMillis(100), Duration.ofSeconds(1)),
+                c -> {});
+        session.start();
+        await().atMost(Duration.ofSeconds(20)).until(session::isAvailable);
+        relay = new OutboxRelay(RelayConfig.from(settings), fx.store(), session, new RelayStats());
+        RecordingQueue wire = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "#");
+        relay.start();
+        for (int i = 0; i < 30; i++) {
+            fx.insertRaw("order.noted", "order.noted", Topology.ORDERS_EXCHANGE, "{\"n\":" + i + "}");
+            Thread.sleep(200); // a steady trickle over 6 s: long enough to meet several suspect slices
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> fx.countByStatus("PUBLISHED") == 30);
+        double slowest = ((Number) fx.db.scalar("SELECT max(extract(epoch FROM published_at - created_at))"
+                        + " FROM message_outbox WHERE status = 'PUBLISHED'"))
+                .doubleValue();
+        assertEquals(
+                true,
+                slowest < 3.0,
+                "the slowest of 30 rows took " + slowest + " s: the lanes were held back for a suspect"
+                        + " that could not be taken (" + relay.suspectSlices() + " slices)");
+        assertEquals("PENDING", fx.status(suspect), "the suspect waits: it is only ever taken alone");
+        assertEquals(30, wire.await(30, Duration.ofSeconds(10)).size());
+        wire.close();
+    }
 }
