@@ -18,6 +18,9 @@ public final class DataSources {
     /** How often the pool checks a connection that sat idle (HikariCP's minimum is 30 s). */
     static final Duration KEEPALIVE = Duration.ofSeconds(30);
 
+    /** How long one migration statement may keep the server silent (an index build on a large table). */
+    static final Duration MIGRATION_SOCKET_TIMEOUT = Duration.ofMinutes(30);
+
     private DataSources() {}
 
     /**
@@ -71,8 +74,9 @@ public final class DataSources {
     }
 
     /**
-     * Connections for the migrations alone, without the socket timeout: a migration that builds
-     * an index on a large outbox may rightly keep the server busy, and silent, for minutes.
+     * Connections for the migrations alone, with a socket timeout of their own: a migration that
+     * builds an index on a large outbox may rightly keep the server busy, and silent, for
+     * minutes, but a server that vanished must still end the start-up in the end.
      */
     public static DataSource forMigrations(DatabaseConfig config) {
         PGSimpleDataSource ds = new PGSimpleDataSource();
@@ -86,6 +90,7 @@ public final class DataSources {
         ds.setApplicationName(config.applicationName() + "-migrations");
         ds.setConnectTimeout((int) Math.max(1, config.connectTimeout().toSeconds()));
         ds.setTcpKeepAlive(true);
+        ds.setSocketTimeout((int) Math.max(1, MIGRATION_SOCKET_TIMEOUT.toSeconds()));
         return ds;
     }
 

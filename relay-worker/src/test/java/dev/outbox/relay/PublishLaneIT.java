@@ -93,9 +93,11 @@ class PublishLaneIT {
             lane.awaitExit(Duration.ofSeconds(5));
         });
 
-        // the session has not connected yet: the suspects wait, in flight, none decided
-        Thread.sleep(500);
-        assertEquals(4, fx.count("status = 'IN_PROGRESS'"), "kept while the broker is away");
+        // the session has not connected yet: the suspects wait, in flight, none decided, for as
+        // long as the broker stays away (here: half a second, watched the whole time)
+        await().during(Duration.ofMillis(500))
+                .atMost(Duration.ofSeconds(2))
+                .until(() -> !session.isAvailable() && fx.count("status = 'IN_PROGRESS'") == 4);
 
         session.start();
         await().atMost(Duration.ofSeconds(20)).until(() -> fx.count("status = 'IN_PROGRESS'") == 0);
