@@ -107,6 +107,7 @@ final class ChaosEnv implements AutoCloseable {
                 "database " + runUrl + " (" + base.source() + "), broker vhost " + vhost + " (" + broker.source()
                         + (ctl ? ", rabbitmqctl available" : ", no rabbitmqctl: broker faults off") + ")");
         DatabaseMigrations.migrate(env.dataSource);
+        env.prepare();
         return env;
     }
 
@@ -146,6 +147,7 @@ final class ChaosEnv implements AutoCloseable {
                 "cluster: database " + runUrl + ", broker " + dev.outbox.config.Settings.maskUri(runUri) + ", queues "
                         + processEnv.get("OUTBOX_AMQP_QUEUE_TYPE"));
         DatabaseMigrations.migrate(env.dataSource);
+        env.prepare();
         return env;
     }
 
@@ -229,6 +231,23 @@ final class ChaosEnv implements AutoCloseable {
             env.put("OUTBOX_DB_PASSWORD", dbPassword);
         }
         return env;
+    }
+
+    javax.sql.DataSource dataSource() {
+        return dataSource;
+    }
+
+    /**
+     * What the soak adds to the run's database: the ids of the generated rows, and the product's
+     * own rows without them, which the invariants about orders and the ledger read.
+     */
+    private void prepare() throws SQLException {
+        try (Connection c = connection();
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE chaos_generated (id uuid PRIMARY KEY)");
+            s.execute("CREATE VIEW chaos_product_outbox AS SELECT * FROM message_outbox m"
+                    + " WHERE NOT EXISTS (SELECT 1 FROM chaos_generated g WHERE g.id = m.id)");
+        }
     }
 
     Connection connection() throws SQLException {

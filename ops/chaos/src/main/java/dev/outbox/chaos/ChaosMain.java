@@ -58,7 +58,14 @@ public final class ChaosMain {
                 : ChaosEnv.create(o)) {
             System.out.println("[chaos] " + env.description);
             FaultPlan plan = FaultPlan.draw(
-                    o.seed(), o.duration(), o.faultInterval(), o.lease(), o.brokerRestart(), env.rabbitmqctl, cluster);
+                    o.seed(),
+                    o.duration(),
+                    o.faultInterval(),
+                    o.lease(),
+                    o.brokerRestart(),
+                    env.rabbitmqctl,
+                    cluster,
+                    o.partitions());
             // on a cluster the relays know every node and fail over themselves: no proxy in between
             try (TcpProxy proxy = cluster ? null : TcpProxy.start(env.brokerHost(), env.brokerPort());
                     Observer observer = Observer.start(env.amqpUri, cluster ? QueueType.QUORUM : QueueType.CLASSIC);
@@ -79,11 +86,13 @@ public final class ChaosMain {
                 System.out.printf(
                         "[chaos] %6.1fs 6 processes ready; load and %d faults for %s%n",
                         seconds(t0), plan.faults().size(), o.duration());
-                Workload load = new Workload(fleet.apiPorts(), o.seed(), o.clients(), t0);
+                Workload load = new Workload(fleet.apiBases(), o.seed(), o.clients(), t0);
+                GeneratedLoad generated = new GeneratedLoad(env, o.generatedRows(), o.seed(), o.duration());
                 Faults faults = new Faults(env, fleet, proxy, t0);
                 double loadStart = dbNow(env);
                 long loadStartNanos = System.nanoTime();
                 load.start();
+                generated.start();
                 faults.schedule(plan, loadStartNanos);
                 long end = loadStartNanos + o.duration().toNanos();
                 long nextProgress = System.nanoTime() + 10_000_000_000L;
@@ -103,11 +112,12 @@ public final class ChaosMain {
                 faults.stop();
                 double faultsEnd = dbNow(env);
                 load.stop();
+                generated.stop();
                 double loadSeconds = (System.nanoTime() - loadStartNanos) / 1e9;
                 System.out.printf(
                         "[chaos] %6.1fs faults stopped, load stopped: %d orders; waiting for quiet (at most %s)%n",
                         seconds(t0), load.placedCount(), o.quietWait());
-                double quiet = awaitQuiet(env, observer, o.quietWait());
+                double quiet = awaitQuiet(env, observer, o.quietWait(), generated);
                 faults.endWatches();
                 System.out.printf(
                         "[chaos] %6.1fs %s%n",
@@ -119,9 +129,12 @@ public final class ChaosMain {
                 long[] consumerTotals = consumerTotals(fleet);
                 fleet.collectLogs(o.out().resolve("logs"));
                 Sabotage.apply(env, o.sabotage(), load);
-                List<Invariants.Check> checks =
-                        new Invariants(env, load, observer, List.copyOf(faults.databaseOutages), deadLettered).check();
+                Invariants invariants = new Invariants(
+                        env, load, observer, List.copyOf(faults.databaseOutages), deadLettered, generated);
+                List<Invariants.Check> checks = invariants.check();
                 ChaosReport report = new ChaosReport(
+                        generated,
+                        invariants.generatedVerdict,
                         o,
                         env,
                         plan,
@@ -174,22 +187,29 @@ public final class ChaosMain {
      * nothing held, the ledger queue empty. Returns the seconds it took, or -1 at the bound.
      */
     static double awaitQuiet(ChaosEnv env, Observer observer, Duration bound) throws InterruptedException {
+        return awaitQuiet(env, observer, bound, null);
+    }
+
+    /** {@link #awaitQuiet(ChaosEnv, Observer, Duration)}, and the relays done with the generated rows too. */
+    static double awaitQuiet(ChaosEnv env, Observer observer, Duration bound, GeneratedLoad generated)
+            throws InterruptedException {
         long start = System.nanoTime();
         long deadline = start + bound.toNanos();
         while (System.nanoTime() < deadline) {
             try {
-                boolean quiet = env.count("SELECT count(*) FROM message_outbox WHERE status IN ('PENDING',"
+                boolean quiet = env.count("SELECT count(*) FROM chaos_product_outbox WHERE status IN ('PENDING',"
                                         + " 'IN_PROGRESS', 'RETRYABLE_FAILED')")
                                 == 0
                         && env.count("SELECT count(*) FROM consumer_held_messages") == 0
                         && observer.messageCount(LedgerConsumer.QUEUE) == 0
-                        && env.count("SELECT count(*) FROM message_outbox m WHERE NOT EXISTS (SELECT 1 FROM"
-                                        + " ledger_journal j WHERE j.message_id = m.id::text)")
-                                == 0;
+                        && env.count("SELECT count(*) FROM chaos_product_outbox m WHERE NOT EXISTS (SELECT 1"
+                                        + " FROM ledger_journal j WHERE j.message_id = m.id::text)")
+                                == 0
+                        && (generated == null || generated.allDue() && generated.settled());
                 if (quiet) {
                     return (System.nanoTime() - start) / 1e9;
                 }
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | java.sql.SQLException e) {
                 System.out.println("[chaos] while waiting for quiet: " + e);
             }
             Thread.sleep(1_000);

@@ -25,6 +25,11 @@ import java.util.Set;
  * @param cluster the settings file of {@code ops/cluster.sh up}: run on that cluster (quorum
  *     queues, the PostgreSQL primary and standby) and add node kills to the faults; null: the
  *     single broker and database the tests use
+ * @param partitions run every process in a network namespace of its own and add partitions of
+ *     its database or broker link (packets dropped, no reset) to the faults
+ * @param generatedRows write this many rows generated over every column's range by plain SQL
+ *     during the load (a few hundred more than that, once PostgreSQL has refused some); each must
+ *     end delivered or parked with a code
  */
 record ChaosOptions(
         long seed,
@@ -42,14 +47,16 @@ record ChaosOptions(
         Map<String, String> relayEnv,
         Set<String> sabotage,
         List<String> args,
-        Path cluster) {
+        Path cluster,
+        boolean partitions,
+        int generatedRows) {
 
-    static final Set<String> SABOTAGE = Set.of("order", "ledger", "journal", "outbox", "duplicate");
+    static final Set<String> SABOTAGE = Set.of("order", "ledger", "journal", "outbox", "duplicate", "generated");
 
     static final String USAGE = "usage: ops/chaos.sh [--short] [--seed N] [--duration 5m] [--orders N] [--clients N]"
             + " [--fault-interval 8s] [--quiet-wait 3m] [--lease 20s] [--broker-restart] [--out DIR]"
-            + " [--db NAME] [--vhost NAME] [--relay OUTBOX_RELAY_X=value]... [--sabotage order,ledger,journal,outbox,duplicate]"
-            + " [--cluster /var/tmp/outbox-cluster/cluster.env]";
+            + " [--db NAME] [--vhost NAME] [--relay OUTBOX_RELAY_X=value]... [--sabotage order,ledger,journal,outbox,duplicate,generated]"
+            + " [--cluster /var/tmp/outbox-cluster/cluster.env] [--partitions] [--generated-rows N]";
 
     static ChaosOptions parse(String[] args) {
         Long seed = null;
@@ -67,6 +74,8 @@ record ChaosOptions(
         Map<String, String> relay = new LinkedHashMap<>();
         Set<String> sabotage = new LinkedHashSet<>();
         Path cluster = null;
+        boolean partitions = false;
+        int generatedRows = 0;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -83,6 +92,13 @@ record ChaosOptions(
                 case "--db" -> database = value(args, ++i, a);
                 case "--vhost" -> vhost = value(args, ++i, a);
                 case "--cluster" -> cluster = Path.of(value(args, ++i, a));
+                case "--partitions" -> partitions = true;
+                case "--generated-rows" -> {
+                    generatedRows = Integer.parseInt(value(args, ++i, a));
+                    if (generatedRows < 0) {
+                        throw new IllegalArgumentException("--generated-rows takes a count, got " + generatedRows);
+                    }
+                }
                 case "--relay" -> {
                     String[] kv = value(args, ++i, a).split("=", 2);
                     if (kv.length != 2 || !kv[0].startsWith("OUTBOX_RELAY_")) {
@@ -104,6 +120,11 @@ record ChaosOptions(
         if (cluster != null && brokerRestart) {
             throw new IllegalArgumentException("--broker-restart restarts the machine's own RabbitMQ; on --cluster the"
                     + " faults kill the cluster's nodes instead");
+        }
+        if (cluster != null && partitions) {
+            throw new IllegalArgumentException(
+                    "--partitions cuts a process's link to the one database and broker of"
+                            + " this machine; on --cluster each process knows several nodes, and the faults kill nodes instead");
         }
         if (!database.matches("[a-z_][a-z0-9_]{0,62}")) {
             throw new IllegalArgumentException("--db must be a plain lower-case PostgreSQL name, got " + database);
@@ -138,7 +159,9 @@ record ChaosOptions(
                 relay,
                 sabotage,
                 List.of(args),
-                cluster);
+                cluster,
+                partitions,
+                generatedRows);
     }
 
     /** The relay settings of the soak: a lease short enough to converge, a stale check to match. */

@@ -25,8 +25,12 @@ final class ChaosReport {
     private final double loadStart;
     private final double faultsEnd;
     private final double loadOffset;
+    private final GeneratedLoad generated;
+    private final dev.outbox.testkit.rows.PublicationAudit.Verdict generatedVerdict;
 
     ChaosReport(
+            GeneratedLoad generated,
+            dev.outbox.testkit.rows.PublicationAudit.Verdict generatedVerdict,
             ChaosOptions o,
             ChaosEnv env,
             FaultPlan plan,
@@ -59,6 +63,8 @@ final class ChaosReport {
         this.loadStart = loadStart;
         this.faultsEnd = faultsEnd;
         this.loadOffset = loadOffset;
+        this.generated = generated;
+        this.generatedVerdict = generatedVerdict;
     }
 
     String markdown() {
@@ -78,7 +84,12 @@ final class ChaosReport {
                 .append(" cores. ")
                 .append(env.description)
                 .append(".\n\n");
-        md.append("2 API, 2 relay and 2 ledger consumer processes (the relays reach the broker through a TCP proxy), ")
+        md.append("2 API, 2 relay and 2 ledger consumer processes (the relays reach the broker through a TCP proxy"
+                        + (o.partitions()
+                                ? "; each process in a network namespace of its own, reaching PostgreSQL and the"
+                                        + " broker over links a partition black-holes"
+                                : "")
+                        + "), ")
                 .append(o.clients())
                 .append(" HTTP clients. Relay settings: ")
                 .append(o.relaySettings().entrySet().stream()
@@ -104,9 +115,9 @@ final class ChaosReport {
         row(md, "orders placed (201)", load.placed.size());
         row(md, "of which captured (200)", load.captured.size());
         row(md, "of which cancelled (200)", load.cancelled.size());
-        row(md, "events (outbox rows)", env.count("SELECT count(*) FROM message_outbox"));
+        row(md, "events (outbox rows)", env.count("SELECT count(*) FROM chaos_product_outbox"));
         for (Map<String, Object> r :
-                env.rows("SELECT message_type, count(*) n FROM message_outbox GROUP BY 1 ORDER BY 1")) {
+                env.rows("SELECT message_type, count(*) n FROM chaos_product_outbox GROUP BY 1 ORDER BY 1")) {
             row(md, "&nbsp;&nbsp;" + r.get("message_type"), ((Number) r.get("n")).longValue());
         }
         row(
@@ -160,10 +171,16 @@ final class ChaosReport {
                 md,
                 FaultPlan.Kind.PAUSE_RELAY,
                 "relay SIGSTOP (beyond its lease) until every row it had leased is" + " PUBLISHED");
+        if (o.partitions()) {
+            recovery(
+                    md,
+                    FaultPlan.Kind.PARTITION_DB,
+                    "relay's link to PostgreSQL black-holed until every row it had leased is PUBLISHED");
+        }
         Map<String, Object> delay = env.rows(
                         "SELECT count(*) n, percentile_cont(0.5) WITHIN GROUP (ORDER BY d) p50,"
                                 + " percentile_cont(0.99) WITHIN GROUP (ORDER BY d) p99, max(d) mx FROM (SELECT extract(epoch FROM"
-                                + " j.first - m.created_at)::float8 d FROM message_outbox m JOIN (SELECT message_id, min(applied_at) first"
+                                + " j.first - m.created_at)::float8 d FROM chaos_product_outbox m JOIN (SELECT message_id, min(applied_at) first"
                                 + " FROM ledger_journal GROUP BY message_id) j ON j.message_id = m.id::text"
                                 + " WHERE extract(epoch FROM m.created_at) BETWEEN ? AND ?) s",
                         loadStart,
@@ -180,7 +197,7 @@ final class ChaosReport {
                                 + " percentile_cont(0.99) WITHIN GROUP (ORDER BY p) p99p, max(p) mxp,"
                                 + " percentile_cont(0.5) WITHIN GROUP (ORDER BY c) p50c, percentile_cont(0.99) WITHIN GROUP (ORDER BY c)"
                                 + " p99c, max(c) mxc FROM (SELECT extract(epoch FROM m.published_at - m.created_at)::float8 p,"
-                                + " greatest(0, extract(epoch FROM j.first - m.published_at))::float8 c FROM message_outbox m"
+                                + " greatest(0, extract(epoch FROM j.first - m.published_at))::float8 c FROM chaos_product_outbox m"
                                 + " JOIN (SELECT message_id, min(applied_at) first FROM ledger_journal GROUP BY message_id) j"
                                 + " ON j.message_id = m.id::text WHERE extract(epoch FROM m.created_at) BETWEEN ? AND ?) s",
                         loadStart,
@@ -220,6 +237,23 @@ final class ChaosReport {
         md.append("\nEvery relay SIGKILL that caught the relay holding leases: its rows are free again once no row"
                         + " is left under its lease; publishing them also needs the broker and a running relay.\n\n")
                 .append(killedRelays());
+        if (generated != null && generated.total() > 0) {
+            md.append("\n## Generated rows\n\n")
+                    .append(generated.total())
+                    .append(" rows generated over every column's range (`GeneratedRows`) and written by plain SQL"
+                            + " during the load: ")
+                    .append(generated.written.get())
+                    .append(" stored; PostgreSQL refused (SQLSTATE: rows) ")
+                    .append(generated.refused())
+                    .append("; ")
+                    .append(generated.renamed.get())
+                    .append(" routing keys the ledger's queue is bound to got a `gen.` prefix.\n\n");
+            if (generatedVerdict != null) {
+                md.append(generatedVerdict
+                        .describe()
+                        .replaceAll("(?m)^plain rows: 0, slowest commit -> PUBLISHED: 0 ms\n", ""));
+            }
+        }
         md.append("\n## Processes\n\n");
         if (fleet.unexpectedExits.isEmpty()) {
             md.append("No process exited unless a fault killed it.");
@@ -293,6 +327,8 @@ final class ChaosReport {
                     .filter(d -> d.fault().kind() == FaultPlan.Kind.BROKER_RESTART
                             || d.fault().kind() == FaultPlan.Kind.PROXY_CUT
                             || d.fault().kind() == FaultPlan.Kind.PAUSE_RELAY
+                            || d.fault().kind() == FaultPlan.Kind.PARTITION_DB
+                            || d.fault().kind() == FaultPlan.Kind.PARTITION_BROKER
                             || d.fault().kind() == FaultPlan.Kind.KILL_RELAY && d.startSeconds() > r.atSeconds() + 0.5)
                     .map(d -> String.format(
                             "%s %.1f–%.1f s",

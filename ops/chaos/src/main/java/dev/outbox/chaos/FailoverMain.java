@@ -155,7 +155,7 @@ public final class FailoverMain {
                     Fleet fleet = new Fleet(env, o, env.amqpUri, t0)) {
                 fleet.startAll();
                 say(t0, "6 processes ready; steady load for " + steady.toSeconds() + " s before each fault");
-                Workload load = new Workload(fleet.apiPorts(), o.seed(), o.clients(), t0);
+                Workload load = new Workload(fleet.apiBases(), o.seed(), o.clients(), t0);
                 load.start();
                 Thread.sleep(steady.toMillis());
 

@@ -23,7 +23,9 @@ record FaultPlan(List<Fault> faults) {
         PG_TERMINATE("pg_terminate_backend on random backends of every process"),
         PROXY_LATENCY("relay-broker proxy adds latency"),
         PROXY_CUT("relay-broker proxy cuts every connection, refuses new ones for a while"),
-        KILL_NODE("SIGKILL a RabbitMQ node of the cluster, start it again (--cluster)");
+        KILL_NODE("SIGKILL a RabbitMQ node of the cluster, start it again (--cluster)"),
+        PARTITION_DB("drop every packet between a process and PostgreSQL (no reset), then heal (--partitions)"),
+        PARTITION_BROKER("drop every packet between a process and RabbitMQ (no reset), then heal (--partitions)");
 
         final String description;
 
@@ -36,7 +38,8 @@ record FaultPlan(List<Fault> faults) {
      * One fault.
      *
      * @param at offset from the start of the load
-     * @param target which of the two processes of its kind (0 or 1); for a node, which of three (0-2)
+     * @param target which of the two processes of its kind (0 or 1); for a node, which of three
+     *     (0-2); for a partition, which of the six processes (0-5: API, relay, consumer, two each)
      * @param length how long it lasts: down time before a restart, pause, outage, latency period
      * @param amount latency in ms, or backends/connections per process
      * @param freshId a restarted relay comes back under a new id (else the same one)
@@ -45,13 +48,14 @@ record FaultPlan(List<Fault> faults) {
 
     static FaultPlan draw(
             long seed, Duration window, Duration interval, Duration lease, boolean brokerRestart, boolean rabbitmqctl) {
-        return draw(seed, window, interval, lease, brokerRestart, rabbitmqctl, false);
+        return draw(seed, window, interval, lease, brokerRestart, rabbitmqctl, false, false);
     }
 
     /**
      * On a cluster, the relays reach the broker without the proxy (they know every node), so the
      * proxy's faults give way to node kills; a schedule without {@code cluster} is the same as
-     * before it existed, so old seeds replay.
+     * before it existed, so old seeds replay. Partitions join the kinds only with {@code
+     * partitions}, for the same reason.
      */
     static FaultPlan draw(
             long seed,
@@ -60,13 +64,19 @@ record FaultPlan(List<Fault> faults) {
             Duration lease,
             boolean brokerRestart,
             boolean rabbitmqctl,
-            boolean cluster) {
+            boolean cluster,
+            boolean partitions) {
         Random rnd = new Random(seed);
         List<Kind> kinds = new ArrayList<>();
         for (Kind k : Kind.values()) {
             boolean needsCtl = k == Kind.BROKER_RESTART || k == Kind.CLOSE_CONNECTION;
             boolean proxy = k == Kind.PROXY_CUT || k == Kind.PROXY_LATENCY;
-            if (k == Kind.KILL_NODE
+            boolean partition = k == Kind.PARTITION_DB || k == Kind.PARTITION_BROKER;
+            if (partition) {
+                if (partitions) {
+                    kinds.add(k);
+                }
+            } else if (k == Kind.KILL_NODE
                     ? cluster
                     : (k != Kind.BROKER_RESTART || brokerRestart)
                             && (!needsCtl || rabbitmqctl)
@@ -79,6 +89,13 @@ record FaultPlan(List<Fault> faults) {
         // the longest kind first, or a short run has no room left for it
         if (firstRound.remove(Kind.PAUSE_RELAY)) {
             firstRound.add(0, Kind.PAUSE_RELAY);
+        }
+        // the partitions next: they are what --partitions asks for, and they are long too
+        if (firstRound.remove(Kind.PARTITION_DB)) {
+            firstRound.add(Math.min(1, firstRound.size()), Kind.PARTITION_DB);
+        }
+        if (firstRound.remove(Kind.PARTITION_BROKER)) {
+            firstRound.add(Math.min(2, firstRound.size()), Kind.PARTITION_BROKER);
         }
         List<Fault> faults = new ArrayList<>();
         long windowMs = window.toMillis();
@@ -97,13 +114,15 @@ record FaultPlan(List<Fault> faults) {
                 case PROXY_LATENCY -> Duration.ofMillis(3_000 + rnd.nextInt(10_000));
                 case PROXY_CUT -> Duration.ofMillis(500 + rnd.nextInt(5_000));
                 case KILL_NODE -> Duration.ofMillis(2_000 + rnd.nextInt(6_000));
+                // from a blip to well past the pool's socket timeout (20 s by default)
+                case PARTITION_DB, PARTITION_BROKER -> Duration.ofMillis(1_000 + rnd.nextInt(24_000));
                 case CLOSE_CONNECTION, PG_TERMINATE -> Duration.ZERO;
             };
             long room = windowMs - 500 - t;
             long shortest = switch (kind) {
                 case PAUSE_RELAY -> lease.toMillis() + 1_000;
                 case BROKER_RESTART -> 2_000;
-                case PROXY_LATENCY -> 1_000;
+                case PROXY_LATENCY, PARTITION_DB, PARTITION_BROKER -> 1_000;
                 default -> 300;
             };
             if (length.toMillis() > room && shortest <= room) {
@@ -129,7 +148,9 @@ record FaultPlan(List<Fault> faults) {
                 case PG_TERMINATE, CLOSE_CONNECTION -> 1 + rnd.nextInt(2);
                 default -> 0;
             };
-            int target = kind == Kind.KILL_NODE ? rnd.nextInt(3) : rnd.nextInt(2);
+            int target = kind == Kind.KILL_NODE
+                    ? rnd.nextInt(3)
+                    : kind == Kind.PARTITION_DB || kind == Kind.PARTITION_BROKER ? rnd.nextInt(6) : rnd.nextInt(2);
             faults.add(new Fault(Duration.ofMillis(t), kind, target, length, amount, rnd.nextBoolean()));
         }
         return new FaultPlan(List.copyOf(faults));

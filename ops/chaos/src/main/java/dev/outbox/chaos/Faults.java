@@ -249,6 +249,48 @@ final class Faults {
                     nodeDown.set(false);
                 }
             }
+            case PARTITION_DB, PARTITION_BROKER -> {
+                Slot s = lockAny(f.target());
+                if (s == null) {
+                    return null;
+                }
+                try {
+                    boolean db = f.kind() == Kind.PARTITION_DB;
+                    dev.outbox.testkit.net.NetworkSandbox.Link link = db ? s.database : s.broker;
+                    long from = millis();
+                    boolean relayDb = db && s.kind == Fleet.Kind.RELAY;
+                    Held leased = Held.NONE;
+                    if (relayDb) {
+                        // frozen while its leases are read and the link is cut, so the rows counted are
+                        // exactly the ones it holds when it loses the database
+                        try {
+                            leased = freezeHoldingLeases(s);
+                            link.partition();
+                        } finally {
+                            s.signal("CONT");
+                        }
+                        watchRecovery(Kind.PARTITION_DB, s.relayId(), leased);
+                    } else {
+                        link.partition();
+                    }
+                    try {
+                        pause(f.length());
+                    } finally {
+                        link.heal();
+                    }
+                    if (db && s.kind == Fleet.Kind.API) {
+                        // a request that waits on the lost database ends with a 503 within the pool's
+                        // socket timeout (statement timeout + 5 s, 20 s by default); one already past it
+                        // may still be answered 503 shortly after the heal
+                        databaseOutages.add(new Window(from - 500, millis() + 25_000));
+                    }
+                    return s.name + "'s link to " + (db ? "PostgreSQL" : "RabbitMQ") + " black-holed for "
+                            + f.length().toMillis() + " ms, then healed"
+                            + (relayDb ? " (" + leased.size() + " leased rows)" : "");
+                } finally {
+                    s.lock.unlock();
+                }
+            }
             case PROXY_CUT -> {
                 cuts.incrementAndGet();
                 proxy.cut();
@@ -263,6 +305,27 @@ final class Faults {
             }
             default -> throw new IllegalStateException(f.kind().name());
         }
+    }
+
+    /**
+     * Process {@code target} of all six (API, relay, consumer, two each), or the next one a fault
+     * does not hold; null when every one is busy. Only a sandboxed fleet can be partitioned.
+     */
+    private Slot lockAny(int target) {
+        List<Slot> all = fleet.slots;
+        for (int i = 0; i < all.size(); i++) {
+            Slot s = all.get((target + i) % all.size());
+            if (!s.sandboxed()) {
+                throw new IllegalStateException("a partition needs --partitions: " + s.name + " has no sandbox");
+            }
+            if (s.lock.tryLock()) {
+                if (s.alive()) {
+                    return s;
+                }
+                s.lock.unlock();
+            }
+        }
+        return null;
     }
 
     /** The planned process, or the other one of its kind if a fault holds it; null if both are busy. */
@@ -305,7 +368,8 @@ final class Faults {
         List<Long> tokens = new ArrayList<>();
         try (Connection c = env.connection();
                 PreparedStatement ps = c.prepareStatement(
-                        "SELECT id::text, lease_token FROM message_outbox WHERE status = 'IN_PROGRESS' AND locked_by = ?")) {
+                        "SELECT id::text, lease_token FROM chaos_product_outbox WHERE status = 'IN_PROGRESS'"
+                                + " AND locked_by = ?")) {
             ps.setString(1, relayId);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

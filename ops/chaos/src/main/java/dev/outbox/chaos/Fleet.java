@@ -1,6 +1,7 @@
 package dev.outbox.chaos;
 
 import dev.outbox.testkit.JavaProcess;
+import dev.outbox.testkit.net.NetworkSandbox;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -26,6 +27,10 @@ import java.util.regex.Pattern;
  * the lease bookkeeping see the same names. A fault takes a slot's lock while it works on it; a
  * watchdog restarts a process that exits on its own and records it, since no fault here should
  * make a process give up.
+ *
+ * <p>With {@code --partitions} each slot lives in a {@link NetworkSandbox} of its own for the whole
+ * run (its restarts too): PostgreSQL and the broker (for a relay, the broker's proxy) are reached
+ * over links that a fault can black-hole, and an API listens on its sandbox's address.
  */
 final class Fleet implements AutoCloseable {
     enum Kind {
@@ -54,6 +59,12 @@ final class Fleet implements AutoCloseable {
         private volatile JavaProcess process;
         private volatile int generation;
         private volatile String relayId;
+        /** With {@code --partitions}: the slot's namespace and its links; else null. */
+        private NetworkSandbox sandbox;
+
+        NetworkSandbox.Link database;
+        NetworkSandbox.Link broker;
+        private NetworkSandbox.Link client;
 
         Slot(Kind kind, int index, int port) {
             this.kind = kind;
@@ -61,6 +72,15 @@ final class Fleet implements AutoCloseable {
             this.name = kind.name().toLowerCase() + "-" + (index + 1);
             this.port = port;
             this.relayId = name;
+        }
+
+        /** Where clients reach this API process. */
+        String base() {
+            return "http://" + (client != null ? client.sandboxAddress() : "127.0.0.1") + ":" + port;
+        }
+
+        boolean sandboxed() {
+            return sandbox != null;
         }
 
         String relayId() {
@@ -83,7 +103,9 @@ final class Fleet implements AutoCloseable {
                 relayId = name + "-g" + generation;
             }
             Map<String, String> env = new LinkedHashMap<>(env(this));
-            JavaProcess p = JavaProcess.start(JVM, name + "-g" + generation, kind.mainClass, env);
+            JavaProcess p = sandbox == null
+                    ? JavaProcess.start(JVM, name + "-g" + generation, kind.mainClass, env)
+                    : JavaProcess.startIn(sandbox, JVM, name + "-g" + generation, kind.mainClass, env);
             logs.add(new Log(name + "-g" + generation, p.log()));
             process = p;
         }
@@ -148,14 +170,37 @@ final class Fleet implements AutoCloseable {
                 slots.add(new Slot(k, i, k == Kind.API ? freePort() : -1));
             }
         }
+        if (options.partitions()) {
+            try {
+                for (Slot s : slots) {
+                    sandbox(s);
+                }
+            } catch (IOException | RuntimeException e) {
+                close();
+                throw e;
+            }
+        }
+    }
+
+    private void sandbox(Slot s) throws IOException {
+        s.sandbox = NetworkSandbox.create();
+        URI db = URI.create(env.dbUrl.substring("jdbc:".length()));
+        s.database = s.sandbox.forward(db.getHost(), db.getPort() == -1 ? 5432 : db.getPort());
+        // a relay's broker is the proxy of the broker faults: its link leads there
+        URI amqp = URI.create(s.kind == Kind.RELAY ? relayBrokerUri : env.amqpUri);
+        s.broker = s.sandbox.forward(amqp.getHost(), amqp.getPort() == -1 ? 5672 : amqp.getPort());
+        if (s.kind == Kind.API) {
+            s.client = s.sandbox.link();
+        }
     }
 
     List<Slot> of(Kind kind) {
         return slots.stream().filter(s -> s.kind == kind).toList();
     }
 
-    List<Integer> apiPorts() {
-        return of(Kind.API).stream().map(s -> s.port).toList();
+    /** Where clients reach the API processes: {@code http://host:port}. */
+    List<String> apiBases() {
+        return of(Kind.API).stream().map(Slot::base).toList();
     }
 
     void startAll() throws IOException, InterruptedException {
@@ -185,7 +230,7 @@ final class Fleet implements AutoCloseable {
         switch (s.kind) {
             case API -> {
                 e.put("OUTBOX_AMQP_URI", env.amqpUri);
-                e.put("OUTBOX_HTTP_HOST", "127.0.0.1");
+                e.put("OUTBOX_HTTP_HOST", s.client != null ? s.client.sandboxAddress() : "127.0.0.1");
                 e.put("OUTBOX_HTTP_PORT", Integer.toString(s.port));
             }
             case RELAY -> {
@@ -196,12 +241,26 @@ final class Fleet implements AutoCloseable {
             case CONSUMER -> e.put("OUTBOX_AMQP_URI", env.amqpUri);
             default -> throw new IllegalStateException(s.kind.name());
         }
+        if (s.sandbox != null) {
+            // the same servers, reached over the slot's links
+            e.put(
+                    "OUTBOX_DB_URL",
+                    env.dbUrl.replaceFirst(
+                            "^(jdbc:postgresql://)[^/]+", "$1" + s.database.hostAddress() + ":" + s.database.port()));
+            e.put("OUTBOX_AMQP_URI", viaLink(e.get("OUTBOX_AMQP_URI"), s.broker));
+        }
         return e;
+    }
+
+    private static String viaLink(String amqpUri, NetworkSandbox.Link link) {
+        URI u = URI.create(amqpUri);
+        return u.getScheme() + "://" + (u.getRawUserInfo() == null ? "" : u.getRawUserInfo() + "@") + link.hostAddress()
+                + ":" + link.port() + (u.getRawPath() == null ? "" : u.getRawPath());
     }
 
     private void awaitHttp(Slot s, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        HttpRequest probe = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port + "/health/live"))
+        HttpRequest probe = HttpRequest.newBuilder(URI.create(s.base() + "/health/live"))
                 .timeout(Duration.ofSeconds(2))
                 .GET()
                 .build();
@@ -315,6 +374,11 @@ final class Fleet implements AutoCloseable {
         for (Slot s : slots) {
             if (s.process != null) {
                 s.process.close();
+            }
+        }
+        for (Slot s : slots) {
+            if (s.sandbox != null) {
+                s.sandbox.close();
             }
         }
     }

@@ -2,11 +2,13 @@ package dev.outbox.chaos;
 
 import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
+import dev.outbox.testkit.rows.PublicationAudit;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,23 +28,64 @@ final class Invariants {
     private final Observer observer;
     private final List<Faults.Window> databaseOutages;
     private final long deadLettered;
+    private final GeneratedLoad generated;
 
     Invariants(ChaosEnv env, Workload load, Observer observer, List<Faults.Window> databaseOutages, long deadLettered) {
+        this(env, load, observer, databaseOutages, deadLettered, null);
+    }
+
+    Invariants(
+            ChaosEnv env,
+            Workload load,
+            Observer observer,
+            List<Faults.Window> databaseOutages,
+            long deadLettered,
+            GeneratedLoad generated) {
         this.env = env;
         this.load = load;
         this.observer = observer;
         this.databaseOutages = databaseOutages;
         this.deadLettered = deadLettered;
+        this.generated = generated;
     }
 
     List<Check> check() throws SQLException {
-        return List.of(
+        List<Check> checks = new ArrayList<>(List.of(
                 committedAndDelivered(),
                 bookedOnce(),
                 appliedInOrder(),
                 idempotentRetries(),
                 nothingStuck(),
-                noServerErrors());
+                noServerErrors()));
+        if (generated != null && generated.total() > 0) {
+            checks.add(generatedDeliveredOrParked());
+        }
+        return List.copyOf(checks);
+    }
+
+    /** What invariant 7 found about the generated rows, for the report; null before {@link #check()}. */
+    PublicationAudit.Verdict generatedVerdict;
+
+    /**
+     * 7: every generated row is delivered with its id (the observer queue saw it) or parked with a
+     * code, or is still waiting for a reason the row itself gives (not due, held behind an earlier
+     * version of its aggregate); none is PUBLISHED without a delivery, none left leased or due.
+     */
+    private Check generatedDeliveredOrParked() throws SQLException {
+        List<String> d = new ArrayList<>();
+        // the product's rows are the plain ones here, and invariant 1 holds them to more than this
+        generatedVerdict = PublicationAudit.audit(
+                env.dataSource(), observer.copies.keySet(), Duration.ofDays(1), GeneratedLoad.FILTER);
+        generatedVerdict.violations().stream().limit(10).forEach(v -> d.add("  " + v));
+        if (generated.failure() != null) {
+            d.add("the writer of the generated rows stopped early: " + generated.failure());
+        }
+        return new Check(
+                7,
+                "every generated row (any SQL client's) delivered with its id or parked with a code;"
+                        + " none PUBLISHED but undelivered",
+                generatedVerdict.violations().size() + (generated.failure() != null ? 1 : 0),
+                d);
     }
 
     /** 1: every 201 order exists, every event of every committed order reached the ledger queue. */
@@ -67,18 +110,18 @@ final class Invariants {
         note(d, cancel, "cancels answered 200 but the order is not cancelled");
         long events = env.count(
                 "SELECT count(*) FROM orders o LEFT JOIN (SELECT aggregate_id, count(*) n,"
-                        + " max(aggregate_version) v FROM message_outbox WHERE aggregate_type = 'order' GROUP BY aggregate_id) m"
+                        + " max(aggregate_version) v FROM chaos_product_outbox WHERE aggregate_type = 'order' GROUP BY aggregate_id) m"
                         + " ON m.aggregate_id = o.id::text WHERE m.n IS DISTINCT FROM o.version OR m.v IS DISTINCT FROM o.version");
         note(d, events, "orders whose outbox rows are not exactly versions 1..version");
-        long notDelivered = env.count("SELECT count(*) FROM message_outbox m WHERE NOT EXISTS (SELECT 1"
+        long notDelivered = env.count("SELECT count(*) FROM chaos_product_outbox m WHERE NOT EXISTS (SELECT 1"
                 + " FROM processed_messages p WHERE p.consumer_name = 'ledger' AND p.message_id = m.id::text)");
         note(d, notDelivered, "events with no dedupe record of the ledger consumer (never taken from its queue)");
-        long notApplied = env.count("SELECT count(*) FROM message_outbox m WHERE NOT EXISTS (SELECT 1"
+        long notApplied = env.count("SELECT count(*) FROM chaos_product_outbox m WHERE NOT EXISTS (SELECT 1"
                 + " FROM ledger_journal j WHERE j.message_id = m.id::text)");
         note(d, notApplied, "events the ledger consumer never applied (not in ledger_journal)");
         examples(
                 d,
-                "SELECT m.id, m.aggregate_id, m.aggregate_version, m.message_type, m.status FROM message_outbox m"
+                "SELECT m.id, m.aggregate_id, m.aggregate_version, m.message_type, m.status FROM chaos_product_outbox m"
                         + " WHERE NOT EXISTS (SELECT 1 FROM ledger_journal j WHERE j.message_id = m.id::text) LIMIT 5");
         return new Check(
                 1,
@@ -170,12 +213,12 @@ final class Invariants {
     /** 5: nothing left in flight or failed, nothing parked, held or dead-lettered by a transient fault. */
     private Check nothingStuck() {
         List<String> d = new ArrayList<>();
-        long rows = env.count("SELECT count(*) FROM message_outbox WHERE status IN ('PENDING', 'IN_PROGRESS',"
+        long rows = env.count("SELECT count(*) FROM chaos_product_outbox WHERE status IN ('PENDING', 'IN_PROGRESS',"
                 + " 'RETRYABLE_FAILED', 'PARKED')");
         note(d, rows, "outbox rows PENDING, IN_PROGRESS, RETRYABLE_FAILED or PARKED");
         examples(
                 d,
-                "SELECT status, last_error_code, count(*) FROM message_outbox WHERE status <> 'PUBLISHED'"
+                "SELECT status, last_error_code, count(*) FROM chaos_product_outbox WHERE status <> 'PUBLISHED'"
                         + " GROUP BY 1, 2");
         long held = env.count("SELECT count(*) FROM consumer_held_messages");
         note(d, held, "messages still held by a consumer waiting for a predecessor");

@@ -41,8 +41,16 @@ final class Sabotage {
                 case "outbox" -> {
                     env.execute(
                             "UPDATE message_outbox SET status = 'RETRYABLE_FAILED', last_error_code = 'CONNECTION_LOST'"
-                                    + " WHERE id = (SELECT id FROM message_outbox WHERE status = 'PUBLISHED' LIMIT 1)");
+                                    + " WHERE id = (SELECT id FROM chaos_product_outbox WHERE status = 'PUBLISHED' LIMIT 1)");
                     yield "set one PUBLISHED row to RETRYABLE_FAILED";
+                }
+                // a generated row the relay parked is marked PUBLISHED, as finding 1 of issue 21 did
+                // with rows the client could not encode: invariant 7 (needs --generated-rows)
+                case "generated" -> {
+                    env.execute("UPDATE message_outbox SET status = 'PUBLISHED', published_at = now()"
+                            + " WHERE id = (SELECT id FROM message_outbox WHERE status = 'PARKED'"
+                            + " AND id IN (SELECT id FROM chaos_generated) LIMIT 1)");
+                    yield "set one PARKED generated row to PUBLISHED";
                 }
                 default -> throw new IllegalArgumentException("unknown sabotage " + s);
             };

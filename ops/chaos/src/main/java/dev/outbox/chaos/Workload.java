@@ -41,7 +41,9 @@ final class Workload {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration OP_DEADLINE = Duration.ofSeconds(90);
 
-    private final List<Integer> ports;
+    /** {@code http://host:port} of each API process. */
+    private final List<String> bases;
+
     private final long seed;
     private final int clients;
     private final long startNanos;
@@ -63,8 +65,8 @@ final class Workload {
     final AtomicLong replays = new AtomicLong();
     final AtomicLong writes = new AtomicLong();
 
-    Workload(List<Integer> ports, long seed, int clients, long startNanos) {
-        this.ports = ports;
+    Workload(List<String> bases, long seed, int clients, long startNanos) {
+        this.bases = bases;
         this.seed = seed;
         this.clients = clients;
         this.startNanos = startNanos;
@@ -136,7 +138,7 @@ final class Workload {
         Client(HttpClient http, Random rnd, int n) {
             this.http = http;
             this.rnd = rnd;
-            this.api = n % ports.size();
+            this.api = n % bases.size();
         }
 
         void lifeOfAnOrder() throws InterruptedException {
@@ -189,7 +191,7 @@ final class Workload {
                 if (retried) {
                     retries.incrementAndGet();
                 }
-                HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ports.get(api) + path))
+                HttpRequest request = HttpRequest.newBuilder(URI.create(bases.get(api) + path))
                         .timeout(Duration.ofSeconds(5))
                         .header("Content-Type", "application/json")
                         .header("Idempotency-Key", key)
@@ -229,7 +231,7 @@ final class Workload {
                 }
                 // the other API process may be up while this one is not; either is as good
                 if (rnd.nextBoolean()) {
-                    api = (api + 1) % ports.size();
+                    api = (api + 1) % bases.size();
                 }
                 Thread.sleep(backoff / 2 + rnd.nextInt((int) backoff));
                 backoff = Math.min(backoff * 2, 2_000);

@@ -52,7 +52,19 @@ public final class JavaProcess implements AutoCloseable {
             Map<String, String> env,
             String... args)
             throws IOException {
-        return start(sandbox::wrap, List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"), name, mainClass, env, args);
+        return startIn(sandbox, List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"), name, mainClass, env, args);
+    }
+
+    /** {@link #startIn(dev.outbox.testkit.net.NetworkSandbox, String, String, Map, String...)} with JVM options. */
+    public static JavaProcess startIn(
+            dev.outbox.testkit.net.NetworkSandbox sandbox,
+            List<String> jvmOptions,
+            String name,
+            String mainClass,
+            Map<String, String> env,
+            String... args)
+            throws IOException {
+        return start(sandbox::wrap, jvmOptions, name, mainClass, env, args);
     }
 
     private static JavaProcess start(

@@ -155,7 +155,11 @@ public final class TcpProxy implements AutoCloseable {
                     client.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPINTERVAL, 1);
                     client.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPCOUNT, 3);
                 }
+                // Nagle's algorithm on a relay hop holds a small reply back until the previous one is
+                // acknowledged (delayed ACK, 40 ms): a proxy must not add that to every round trip
+                client.setTcpNoDelay(true);
                 Socket upstream = new Socket();
+                upstream.setTcpNoDelay(true);
                 upstream.connect(new InetSocketAddress(targetHost, targetPort), 5_000);
                 Link link = new Link(client, upstream);
                 links.add(link);

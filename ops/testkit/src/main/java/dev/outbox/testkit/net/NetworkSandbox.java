@@ -31,6 +31,8 @@ public final class NetworkSandbox implements AutoCloseable {
     private static final String PREFIX = "obx-";
     private static final AtomicInteger SANDBOXES = new AtomicInteger();
     private static final long PID = ProcessHandle.current().pid();
+    private static final int LINKS_PER_SANDBOX = 8;
+    private static final int SANDBOXES_PER_JVM = 8;
 
     private final String namespace;
     private final int index;
@@ -100,16 +102,11 @@ public final class NetworkSandbox implements AutoCloseable {
             return false;
         }
         try {
-            Process p = new ProcessBuilder("id", "-u").redirectErrorStream(true).start();
-            String uid = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            if (!p.waitFor(5, TimeUnit.SECONDS) || !"0".equals(uid)) {
+            if (!"0".equals(run(List.of("id", "-u")).trim())) {
                 return false;
             }
             return Files.isExecutable(Path.of("/usr/sbin/ip")) || Files.isExecutable(Path.of("/sbin/ip"));
         } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
             return false;
         }
     }
@@ -153,12 +150,17 @@ public final class NetworkSandbox implements AutoCloseable {
 
     private Link newLink() throws IOException {
         int n = links.size();
-        if (n >= 16) {
-            throw new IllegalStateException("16 links per sandbox are plenty");
+        if (n >= LINKS_PER_SANDBOX) {
+            throw new IllegalStateException(LINKS_PER_SANDBOX + " links per sandbox are plenty");
+        }
+        if (index >= SANDBOXES_PER_JVM) {
+            // addresses are handed out per (pid, sandbox, link): past this, two live sandboxes of
+            // this JVM would share a /30
+            throw new IllegalStateException("at most " + SANDBOXES_PER_JVM + " sandboxes per JVM");
         }
         // a /30 per link in 169.254.0.0/16 (link-local: never routed anywhere), chosen by pid,
         // sandbox and link so that concurrent test JVMs do not collide
-        int slot = (int) ((PID % 1_000) * 64 + (index % 4) * 16 + n) % (250 * 64);
+        int slot = (int) ((PID % 250) * 64 + index * LINKS_PER_SANDBOX + n);
         int third = 1 + slot / 64;
         int fourth = (slot % 64) * 4;
         String hostAddress = "169.254." + third + "." + (fourth + 1);
@@ -227,7 +229,7 @@ public final class NetworkSandbox implements AutoCloseable {
             }
             if (owner != PID && ProcessHandle.of(owner).isEmpty()) {
                 LOG.info("removing network namespace {} left by a test JVM that is gone", name);
-                run(List.of(ipBinary(), "netns", "del", name));
+                removeQuietly(List.of(ipBinary(), "netns", "del", name));
             }
         }
         for (String line : run(List.of(ipBinary(), "-o", "link", "show")).split("\n")) {
@@ -243,8 +245,19 @@ public final class NetworkSandbox implements AutoCloseable {
                 continue;
             }
             if (owner != PID % 100_000 && ProcessHandle.allProcesses().noneMatch(h -> h.pid() % 100_000 == owner)) {
-                run(List.of(ipBinary(), "link", "del", device));
+                // deleting a namespace above takes its veths with it, a moment later: the host's
+                // end listed here may be gone by now, which is what was wanted
+                removeQuietly(List.of(ipBinary(), "link", "del", device));
             }
+        }
+    }
+
+    /** Leftovers of another JVM: one that cannot be removed (or is already gone) is not our failure. */
+    private static void removeQuietly(List<String> command) {
+        try {
+            run(command);
+        } catch (IOException e) {
+            LOG.info("leftover not removed: {}", e.getMessage());
         }
     }
 
@@ -260,19 +273,31 @@ public final class NetworkSandbox implements AutoCloseable {
     }
 
     private static String run(List<String> command) throws IOException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        // the output goes to a file, not a pipe: reading a pipe to its end would wait for as long
+        // as the command hangs, and the timeout below would never be reached
+        Path output = Files.createTempFile("obx-ip", ".out");
+        String out;
         try {
-            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+            Process p = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(output.toFile())
+                    .start();
+            try {
+                if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    throw new IOException(String.join(" ", command) + " timed out");
+                }
+            } catch (InterruptedException e) {
                 p.destroyForcibly();
-                throw new IOException(String.join(" ", command) + " timed out");
+                Thread.currentThread().interrupt();
+                throw new IOException(String.join(" ", command) + " interrupted", e);
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException(String.join(" ", command) + " interrupted", e);
-        }
-        if (p.exitValue() != 0) {
-            throw new IOException(String.join(" ", command) + " failed (" + p.exitValue() + "): " + out.trim());
+            out = Files.readString(output, StandardCharsets.UTF_8);
+            if (p.exitValue() != 0) {
+                throw new IOException(String.join(" ", command) + " failed (" + p.exitValue() + "): " + out.trim());
+            }
+        } finally {
+            Files.deleteIfExists(output);
         }
         return out;
     }

@@ -72,10 +72,18 @@ public final class PublicationAudit {
 
     /** True when no row is leased and none could be claimed now: the relay has nothing left to do. */
     public static boolean settled(DataSource ds) throws SQLException {
+        return settled(ds, "true");
+    }
+
+    /**
+     * {@link #settled(DataSource)} for the rows {@code rowFilter} (SQL on the row {@code c}) picks,
+     * when others share the table.
+     */
+    public static boolean settled(DataSource ds, String rowFilter) throws SQLException {
         try (Connection c = ds.getConnection();
-                PreparedStatement ps = c.prepareStatement("SELECT (SELECT count(*) FROM message_outbox"
-                        + " WHERE status = 'IN_PROGRESS') + (SELECT count(*) FROM message_outbox c WHERE " + CLAIMABLE
-                        + ")");
+                PreparedStatement ps = c.prepareStatement("SELECT (SELECT count(*) FROM message_outbox c"
+                        + " WHERE c.status = 'IN_PROGRESS' AND (" + rowFilter + ")) + (SELECT count(*)"
+                        + " FROM message_outbox c WHERE " + CLAIMABLE + " AND (" + rowFilter + "))");
                 ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getLong(1) == 0;
@@ -89,6 +97,16 @@ public final class PublicationAudit {
      */
     public static Verdict audit(DataSource ds, Collection<String> deliveredIds, Duration ordinaryLimit)
             throws SQLException {
+        return audit(ds, deliveredIds, ordinaryLimit, "true");
+    }
+
+    /**
+     * {@link #audit(DataSource, Collection, Duration)} of the rows {@code rowFilter} (SQL on the
+     * row {@code c}) picks; {@code deliveredIds} may hold other rows' ids too.
+     */
+    public static Verdict audit(
+            DataSource ds, Collection<String> deliveredIds, Duration ordinaryLimit, String rowFilter)
+            throws SQLException {
         Set<String> delivered = Set.copyOf(deliveredIds);
         Map<String, Long> outcomes = new TreeMap<>();
         List<String> violations = new ArrayList<>();
@@ -97,6 +115,7 @@ public final class PublicationAudit {
         long ordinary = 0;
         long slowestMicros = 0;
         Set<String> publishedIds = new java.util.HashSet<>();
+        Set<String> audited = new java.util.HashSet<>();
         try (Connection c = ds.getConnection();
                 PreparedStatement ps = c.prepareStatement("SELECT c.id, c.status, c.last_error_code,"
                         + " c.aggregate_type = '" + GeneratedRows.ORDINARY_AGGREGATE_TYPE + "' AS ordinary,"
@@ -105,10 +124,11 @@ public final class PublicationAudit {
                         + ") AS unblocked,"
                         + " CASE WHEN c.status = 'PUBLISHED' AND isfinite(c.created_at)"
                         + " THEN extract(epoch FROM (c.published_at - c.created_at)) * 1000000 END AS micros"
-                        + " FROM message_outbox c");
+                        + " FROM message_outbox c WHERE " + rowFilter);
                 ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 UUID id = rs.getObject("id", UUID.class);
+                audited.add(id.toString());
                 String status = rs.getString("status");
                 String code = rs.getString("last_error_code");
                 boolean isOrdinary = rs.getBoolean("ordinary");
@@ -155,8 +175,9 @@ public final class PublicationAudit {
             violations.add("a plain row took " + slowest.toMillis() + " ms from commit to PUBLISHED, over "
                     + ordinaryLimit.toMillis() + " ms");
         }
-        long deliveredNotPublished =
-                delivered.stream().filter(d -> !publishedIds.contains(d)).count();
+        long deliveredNotPublished = delivered.stream()
+                .filter(d -> audited.contains(d) && !publishedIds.contains(d))
+                .count();
         return new Verdict(
                 outcomes, published, publishedAndDelivered, deliveredNotPublished, slowest, ordinary, violations);
     }
