@@ -115,11 +115,12 @@ class RelayRegistryIT {
                     registry.releaseDeadRelays("relay-self", NO_GRACE, 100, MAX_ATTEMPTS)
                             .size());
 
+            // the first time in a dead relay's hands: given back for ordinary claims, not a suspect
             assertEquals(
-                    Map.of("status", "PENDING", "attempt_count", 0, "last_error_code", "RELAY_DIED"),
+                    Map.of("status", "PENDING", "attempt_count", 0, "last_error_code", "STALE_LOCK"),
                     withoutLock(row(ofDead)));
             assertEquals(
-                    Map.of("status", "RETRYABLE_FAILED", "attempt_count", 2, "last_error_code", "RELAY_DIED"),
+                    Map.of("status", "RETRYABLE_FAILED", "attempt_count", 2, "last_error_code", "STALE_LOCK"),
                     withoutLock(row(ofDeadRetried)));
             assertEquals("IN_PROGRESS", row(ofLive).get("status"), "a live relay keeps its rows");
             assertEquals("IN_PROGRESS", row(ofSelf).get("status"), "the sweeper never judges itself");
@@ -167,13 +168,13 @@ class RelayRegistryIT {
                         "RELAY_DIED"),
                 withoutLock(row(suspect)));
         assertEquals(
-                Map.of("status", "PENDING", "attempt_count", 0, "last_error_code", "RELAY_DIED"),
+                Map.of("status", "PENDING", "attempt_count", 0, "last_error_code", "STALE_LOCK"),
                 withoutLock(row(healthy)),
-                "a suspect now: published alone next time, its attempt given back");
+                "its first death: back to ordinary claims, its attempt given back");
     }
 
     @Test
-    void anOrdinaryRowHeldAloneBecomesASuspectWithoutCountingTheAttempt() {
+    void anOrdinaryRowHeldAloneGoesBackForOrdinaryClaimsWithoutCountingTheAttempt() {
         deadRelay("relay-dead");
         UUID alone = leased("relay-dead", 1, null);
         assertEquals(
@@ -181,8 +182,34 @@ class RelayRegistryIT {
                 registry.releaseDeadRelays("relay-other", NO_GRACE, 100, MAX_ATTEMPTS)
                         .size());
         assertEquals(
-                Map.of("status", "PENDING", "attempt_count", 0, "last_error_code", "RELAY_DIED"),
+                Map.of("status", "PENDING", "attempt_count", 0, "last_error_code", "STALE_LOCK"),
                 withoutLock(row(alone)));
+    }
+
+    @Test
+    void aRowInTheHandsOfASecondDeadRelayBecomesASuspectAndOnlyThen() {
+        // a crash loop: the poison row and the rows of its batch, given back once already (by a
+        // death, or by an expired lease), are in hand again when the next incarnation dies
+        deadRelay("relay-dead-1");
+        UUID afterDeath = leased("relay-dead-1", 1, "STALE_LOCK");
+        UUID afterSuspicion = leased("relay-dead-1", 1, "RELAY_DIED");
+        UUID afterRetry = leased("relay-dead-1", 3, "CONNECTION_LOST");
+        assertEquals(
+                3,
+                registry.releaseDeadRelays("relay-other", NO_GRACE, 100, MAX_ATTEMPTS)
+                        .size());
+        assertEquals(
+                Map.of("status", "PENDING", "attempt_count", 0, "last_error_code", "RELAY_DIED"),
+                withoutLock(row(afterDeath)),
+                "a suspect now: published alone next time, its attempt given back");
+        assertEquals(
+                Map.of("status", "PENDING", "attempt_count", 0, "last_error_code", "RELAY_DIED"),
+                withoutLock(row(afterSuspicion)),
+                "held with others: the death is not counted against it");
+        assertEquals(
+                Map.of("status", "RETRYABLE_FAILED", "attempt_count", 2, "last_error_code", "STALE_LOCK"),
+                withoutLock(row(afterRetry)),
+                "its last failure was the broker's, not a death: its first death");
     }
 
     @Test
@@ -228,7 +255,7 @@ class RelayRegistryIT {
         UUID leftByEarlierRun = leased("relay-pooled", 1, null);
         assertEquals(RelayRegistry.Unregistered.REMOVED, registry.unregister("relay-pooled", MAX_ATTEMPTS));
         assertEquals(
-                Map.of("status", "PENDING", "attempt_count", 0, "last_error_code", "RELAY_DIED"),
+                Map.of("status", "PENDING", "attempt_count", 0, "last_error_code", "STALE_LOCK"),
                 withoutLock(row(leftByEarlierRun)),
                 "the dead registration's rows are given back, as a sweep would");
         assertEquals(0L, DB.count("SELECT count(*) FROM outbox_relays WHERE relay_id = 'relay-pooled'"));

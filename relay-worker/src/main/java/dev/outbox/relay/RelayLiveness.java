@@ -42,8 +42,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A sweep, on another thread at the same interval, gives back the rows of registered relays
  * whose lock nobody holds and whose heartbeat is older than {@link LivenessConfig#grace()}
- * ({@code RELAY_DIED}), due now and without counting the attempt; they become suspects, published
- * alone ({@link SuspectIsolation}). A relay sweeps only once it has held its own lock for the grace:
+ * due now and without counting the attempt: for ordinary claims ({@code STALE_LOCK}) the first
+ * time, as suspects published alone ({@code RELAY_DIED}, {@link SuspectIsolation}) when they were
+ * given back before. A relay sweeps only once it has held its own lock for the grace:
  * after a database failover every lock is free until its relay reconnects. Rows of relays that are
  * not registered are left to the lease ({@code STALE_LOCK}).
  */
@@ -126,8 +127,9 @@ final class RelayLiveness implements AutoCloseable {
         this.holder = new Thread(this::hold, "relay-liveness");
         this.holder.setDaemon(true);
         recovered = Counter.builder("outbox.rows.recovered.from.dead.relays")
-                .description("leased rows this relay gave back because the relay holding them died (RELAY_DIED),"
-                        + " including its own previous incarnation's at start")
+                .description(
+                        "leased rows this relay gave back because the relay holding them died (STALE_LOCK, RELAY_DIED),"
+                                + " including its own previous incarnation's at start")
                 .register(meters);
         lost = Counter.builder("outbox.relay.liveness.lost")
                 .description("times this relay lost its liveness lock and stopped claiming until it had it again")
@@ -343,7 +345,7 @@ final class RelayLiveness implements AutoCloseable {
         if (total > 0) {
             recovered.increment(total);
             LOG.warn(
-                    "relay {} took back {} row(s) its previous incarnation had leased and not recorded (RELAY_DIED);"
+                    "relay {} took back {} row(s) its previous incarnation had leased and not recorded (STALE_LOCK, or RELAY_DIED if given back before);"
                             + " they are due now and may be published a second time (consumers deduplicate on messageId)",
                     relayId,
                     total);
@@ -377,7 +379,7 @@ final class RelayLiveness implements AutoCloseable {
                 recovered.increment(total);
                 LOG.warn(
                         "relay(s) died holding leases (their liveness lock is free and they were silent for over {}"
-                                + " ms): gave back {} row(s), due now, as suspects to be published alone (RELAY_DIED): {}",
+                                + " ms): gave back {} row(s), due now (STALE_LOCK; RELAY_DIED, published alone, for rows given back before): {}",
                         config.grace().toMillis(),
                         total,
                         byRelay);
@@ -415,11 +417,7 @@ final class RelayLiveness implements AutoCloseable {
                         s.id(),
                         s.lockedBy());
             } else {
-                LOG.debug(
-                        "gave back message_id={} of dead relay {}: now {} (RELAY_DIED)",
-                        s.id(),
-                        s.lockedBy(),
-                        s.status());
+                LOG.debug("gave back message_id={} of dead relay {}: now {}", s.id(), s.lockedBy(), s.status());
             }
         } finally {
             org.slf4j.MDC.remove("message_id");

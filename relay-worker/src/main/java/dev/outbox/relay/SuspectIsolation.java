@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Publishes suspects one at a time, with nothing else in flight. A suspect is a row given back
- * because the relay holding it died ({@code RELAY_DIED}): it may be what killed the relay, or it
- * may only have shared a batch with that row. Ordinary claims leave suspects alone. This thread
+ * because the relay holding it died, for the second time ({@code RELAY_DIED}; the first death
+ * gives it back for ordinary claims as {@code STALE_LOCK}): it may be what killed the relays, or
+ * it may only have shared a batch with that row. Ordinary claims leave suspects alone. This thread
  * pauses the lanes' claims ({@link ClaimGate#pause}), claims one due suspect (the claim itself
  * refuses while this relay still holds any other row, so in-flight batches settle first),
  * publishes it alone, writes its outcome, and repeats for at most {@link #SLICE}; then the lanes

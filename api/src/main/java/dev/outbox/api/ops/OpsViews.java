@@ -170,7 +170,8 @@ public final class OpsViews {
 
     /**
      * A registered relay. {@code alive}: some session holds its liveness lock now; a dead relay's
-     * leased rows are given back within seconds by any live one ({@code RELAY_DIED}).
+     * leased rows are given back within seconds by any live one ({@code STALE_LOCK}, or {@code
+     * RELAY_DIED} for a row given back before).
      */
     public record Relay(
             String relayId,

@@ -231,8 +231,10 @@ final class ChaosReport {
                         + env.count("SELECT count(*) FROM message_outbox WHERE status = 'PUBLISHED'"));
         row(
                 md,
-                "lost leases noticed (STALE_LOCK on a row at the end)",
-                env.count("SELECT count(*) FROM message_outbox WHERE last_error_code = 'STALE_LOCK'"));
+                "rows given back by a relay that died or whose lease ran out (STALE_LOCK / RELAY_DIED: in hand at a"
+                        + " second death, then published alone)",
+                env.count("SELECT count(*) FROM chaos_product_outbox WHERE last_error_code = 'STALE_LOCK'") + " / "
+                        + env.count("SELECT count(*) FROM chaos_product_outbox WHERE last_error_code = 'RELAY_DIED'"));
 
         md.append("\nEvery relay SIGKILL that caught the relay holding leases: its rows are free again once no row"
                         + " is left under its lease; publishing them also needs the broker and a running relay.\n\n")

@@ -74,13 +74,15 @@ public final class FailoverMain {
             return new Tally(
                     observer.extraCopies(),
                     observer.duplicateIds(),
-                    env.count("SELECT count(*) FROM message_outbox WHERE last_error_code = 'RELAY_DIED'"));
+                    // a dead relay's row goes back as STALE_LOCK, as RELAY_DIED if it had been given back before
+                    env.count("SELECT count(*) FROM message_outbox WHERE last_error_code IN ('RELAY_DIED',"
+                            + " 'STALE_LOCK')"));
         }
 
         String since(Tally before) {
             return String.format(
                     Locale.ROOT,
-                    "%d extra copies of %d message ids; %d rows given back as RELAY_DIED",
+                    "%d extra copies of %d message ids; %d rows given back (STALE_LOCK or RELAY_DIED)",
                     extraCopies - before.extraCopies,
                     duplicateIds - before.duplicateIds,
                     relayDiedRows - before.relayDiedRows);
@@ -448,7 +450,8 @@ public final class FailoverMain {
                     .append(" |\n");
         }
         r.append("\nCopies are counted on the observer's queue bound with `#` (first deliveries only); a row given back"
-                + " as RELAY_DIED was taken from a relay whose liveness lock looked free, and is published again.\n\n");
+                + " (STALE_LOCK, or RELAY_DIED the second time) was taken from a relay whose liveness lock looked free,"
+                + " or whose lease ran out, and is published again.\n\n");
         ChaosReport.invariants(r, checks);
         r.append("\nExit codes at the end: ").append(exits).append("; processes that exited by themselves: ");
         r.append(fleet.unexpectedExits.isEmpty() ? "none" : fleet.unexpectedExits.toString())

@@ -23,7 +23,8 @@ public class RelayRegistry {
     }
 
     /**
-     * Gives back, with {@code RELAY_DIED}, the rows of registered relays (other than {@code self})
+     * Gives back ({@code STALE_LOCK} the first time, {@code RELAY_DIED} a row given back before:
+     * {@link RelayRegistryMapper#releaseHeldBy}) the rows of registered relays (other than {@code self})
      * whose liveness lock nobody holds and whose last heartbeat is older than {@code grace}. The
      * check and the release are one transaction that holds each dead relay's lock until it commits,
      * so no new incarnation of that relay can start claiming in between.

@@ -32,7 +32,9 @@ public interface RelayRegistryMapper {
     /**
      * Gives back, due now and without counting the attempt, up to {@code limit} rows leased by
      * {@code relayIds} ({@code RELAY_DIED}) that are still registered. Rows a concurrent statement
-     * holds are skipped. The rows become suspects ({@code RELAY_DIED}), published later one at a
+     * holds are skipped. A row given back for the first time goes back as {@code STALE_LOCK},
+     * claimable in ordinary batches; one that was given back before (last code {@code STALE_LOCK}
+     * or {@code RELAY_DIED}) becomes a suspect ({@code RELAY_DIED}), published later one at a
      * time. Only a suspect that its relay held alone counts the attempt, and is parked once it has
      * used {@code maxAttempts}: a row that kills its relay must not take the whole fleet down in
      * turn, and the healthy rows of a batch that held it must not pay for it.

@@ -23,13 +23,17 @@ public enum ErrorCode {
     CHANNEL_ERROR(true),
     /** The payload is not valid JSON or breaks its message contract. Never retried. */
     PAYLOAD_INVALID(false),
-    /** The relay's lease expired before it could record an outcome; the row went back to retry. */
+    /**
+     * The relay's lease expired before it could record an outcome, or the relay holding it died
+     * (the first time this row was in a dead relay's hands); the row went back to retry.
+     */
     STALE_LOCK(true),
     /** Set by an operator action (cancel, manual park). */
     OPERATOR(false),
     /**
-     * The relay holding the lease died (its liveness lock was free); the row was given back due
-     * now without counting the attempt.
+     * The relay holding the lease died (its liveness lock was free) and the row had been given
+     * back before ({@link #STALE_LOCK} or this): a suspect, given back due now without counting the
+     * attempt and published alone from then on.
      */
     RELAY_DIED(true),
     /**
