@@ -288,6 +288,12 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
                     ready.message(),
                     config.confirmTimeout(),
                     session.config().maxMessageBytes());
+            if (outcome.notSent()) {
+                // the connection went before it could leave: it waits, with the rest, for the broker
+                suspects.add(s);
+                LOG.info("published {} suspect message(s) one by one; the rest wait for the broker", n - 1);
+                return false;
+            }
             stats.attempted();
             if (outcome.confirmed()) {
                 confirmed(s.row(), System.nanoTime() - sent);

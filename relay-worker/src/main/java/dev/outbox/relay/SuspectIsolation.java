@@ -172,7 +172,7 @@ final class SuspectIsolation implements Runnable {
             long sliceEnd = Long.MAX_VALUE;
             while (running && System.nanoTime() - Math.min(sliceEnd, settleBy) < 0) {
                 Connection connection = session.connection();
-                if (!gate.livenessOpen() || connection == null) {
+                if (!gate.livenessOpen() || connection == null || !connection.isOpen()) {
                     return Slice.MORE;
                 }
                 Optional<OutboxRecord> suspect = store.claimSuspect(config.relayId(), types(), gate.fenced());
@@ -222,6 +222,17 @@ final class SuspectIsolation implements Runnable {
                 ((AmqpMessageMapper.Ready) mapped).message(),
                 config.confirmTimeout(),
                 session.config().maxMessageBytes());
+        if (outcome.notSent()) {
+            // the connection went before the message could leave: nothing learnt about this row.
+            // It goes back uncounted, still a suspect, and the slice ends until the broker is back;
+            // counting it would spend every suspect's attempts during one broker outage
+            recorder.add(new OutcomeRecorder.Released(row, null, null));
+            LOG.info(
+                    "suspect message_id={} not sent ({}); given back until the broker is back",
+                    row.id(),
+                    outcome.detail());
+            return false;
+        }
         stats.attempted();
         stats.suspectPublishedAlone();
         if (outcome.confirmed()) {

@@ -499,11 +499,28 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
     }
 
     /** The outcome of {@link #publishAlone}. */
-    public record SoloOutcome(ErrorCode failure, String detail) {
-        public static final SoloOutcome CONFIRMED = new SoloOutcome(null, "confirmed");
+    /**
+     * What became of a message published alone.
+     *
+     * @param failure null when confirmed
+     * @param handedOver false when it failed before {@code basic.publish} was attempted (no channel
+     *     on a connection that is gone, say): the broker cannot have it, and the attempt says
+     *     nothing about the message
+     */
+    public record SoloOutcome(ErrorCode failure, String detail, boolean handedOver) {
+        public static final SoloOutcome CONFIRMED = new SoloOutcome(null, "confirmed", true);
+
+        public SoloOutcome(ErrorCode failure, String detail) {
+            this(failure, detail, true);
+        }
 
         public boolean confirmed() {
             return failure == null;
+        }
+
+        /** A transient failure before the message left: try it again later without counting this. */
+        public boolean notSent() {
+            return !handedOver && failure != null && failure.retryable();
         }
     }
 
@@ -521,10 +538,11 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
             return new SoloOutcome(ErrorCode.UNENCODABLE, unencodable.get());
         }
         Channel ch = null;
+        boolean handedOver = false;
         try {
             ch = connection.createChannel();
             if (ch == null) {
-                return new SoloOutcome(ErrorCode.CHANNEL_ERROR, "no channel available");
+                return new SoloOutcome(ErrorCode.CHANNEL_ERROR, "no channel available", false);
             }
             AtomicReference<Returned> ret = new AtomicReference<>();
             java.util.concurrent.CountDownLatch returnSeen = new java.util.concurrent.CountDownLatch(1);
@@ -533,6 +551,8 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
                 returnSeen.countDown();
             });
             ch.confirmSelect();
+            // from here on the broker may have it, even if basicPublish throws part way
+            handedOver = true;
             ch.basicPublish(message.exchange(), message.routingKey(), true, message.properties(), message.body());
             boolean acked = ch.waitForConfirms(timeout.toMillis());
             if (!acked) {
@@ -549,21 +569,23 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
         } catch (TimeoutException e) {
             return new SoloOutcome(ErrorCode.CONFIRM_TIMEOUT, "no confirm within " + timeout.toMillis() + " ms");
         } catch (ShutdownSignalException e) {
-            return new SoloOutcome(FailureClassifier.classify(e), FailureDescriptions.describe(e));
+            return new SoloOutcome(FailureClassifier.classify(e), FailureDescriptions.describe(e), handedOver);
         } catch (IOException e) {
             if (e.getCause() instanceof ShutdownSignalException sse) {
-                return new SoloOutcome(FailureClassifier.classify(sse), FailureDescriptions.describe(sse));
+                return new SoloOutcome(FailureClassifier.classify(sse), FailureDescriptions.describe(sse), handedOver);
             }
-            return new SoloOutcome(ErrorCode.CONNECTION_LOST, e.getClass().getSimpleName() + " " + e.getMessage());
+            return new SoloOutcome(
+                    ErrorCode.CONNECTION_LOST, e.getClass().getSimpleName() + " " + e.getMessage(), handedOver);
         } catch (IllegalArgumentException e) {
             // the client refused to encode it after all (the channel is closed below, so its
             // advanced sequence number cannot mislead anyone)
             return new SoloOutcome(ErrorCode.UNENCODABLE, "the AMQP client refused it: " + e.getMessage());
         } catch (RuntimeException e) {
-            return new SoloOutcome(ErrorCode.CHANNEL_ERROR, e.getClass().getSimpleName() + " " + e.getMessage());
+            return new SoloOutcome(
+                    ErrorCode.CHANNEL_ERROR, e.getClass().getSimpleName() + " " + e.getMessage(), handedOver);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return new SoloOutcome(ErrorCode.CONNECTION_LOST, "interrupted while waiting for a confirm");
+            return new SoloOutcome(ErrorCode.CONNECTION_LOST, "interrupted while waiting for a confirm", handedOver);
         } finally {
             if (ch != null && ch.isOpen()) {
                 try {

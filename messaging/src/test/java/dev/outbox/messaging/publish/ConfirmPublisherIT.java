@@ -152,6 +152,26 @@ class ConfirmPublisherIT {
     }
 
     @Test
+    void aMessageAloneOnAConnectionThatIsGoneWasNotSentAndSaysSo() throws Exception {
+        // a suspect claimed while the broker connection is going: the attempt tells nothing about
+        // the row, and must not spend its attempts (SuspectIsolation gives it back uncounted)
+        try (RecordingQueue q = broker.bindQueue(EXCHANGE, "routed")) {
+            Connection gone = broker.connectionFactory().newConnection("confirm-publisher-it-gone");
+            gone.abort();
+            ConfirmPublisher.SoloOutcome outcome =
+                    ConfirmPublisher.publishAlone(gone, message(EXCHANGE, "routed"), Duration.ofSeconds(5), MAX_BODY);
+            assertTrue(!outcome.confirmed() && !outcome.handedOver(), outcome.toString());
+            assertTrue(outcome.notSent(), outcome.toString());
+            assertTrue(outcome.failure().retryable(), outcome.toString());
+            // and one that reached the broker and was refused is no such thing
+            ConfirmPublisher.SoloOutcome refused = ConfirmPublisher.publishAlone(
+                    connection, message("outbox.test.no-such-exchange", "routed"), Duration.ofSeconds(5), MAX_BODY);
+            assertTrue(refused.handedOver() && !refused.notSent(), refused.toString());
+            assertEquals(0, q.drain().size());
+        }
+    }
+
+    @Test
     void closingAChannelTheBrokerAlreadyClosedStillReportsEveryMessageInFlight() throws Exception {
         // the relay's publishing thread may notice the broker's close and close the channel itself
         // before the shutdown sweep ran: nothing in flight may be lost without a report
