@@ -71,6 +71,7 @@ final class RelayLiveness implements AutoCloseable {
         return t;
     });
     private final Counter recovered;
+    private final Counter reregistered;
     private final Counter lost;
     private final Counter refused;
     private final Counter errors;
@@ -126,6 +127,9 @@ final class RelayLiveness implements AutoCloseable {
         this.backoff = backoff;
         this.holder = new Thread(this::hold, "relay-liveness");
         this.holder.setDaemon(true);
+        reregistered = Counter.builder("outbox.relay.liveness.reregistered")
+                .description("times this relay found its registration gone and wrote it back")
+                .register(meters);
         recovered = Counter.builder("outbox.rows.recovered.from.dead.relays")
                 .description(
                         "leased rows this relay gave back because the relay holding them died (STALE_LOCK, RELAY_DIED),"
@@ -250,7 +254,14 @@ final class RelayLiveness implements AutoCloseable {
                 failures = 0;
                 while (running) {
                     Thread.sleep(config.checkInterval().toMillis());
-                    lock.heartbeat();
+                    if (!lock.heartbeat()) {
+                        reregistered.increment();
+                        LOG.warn(
+                                "relay {}'s registration in outbox_relays was gone (deleted, or the table truncated)"
+                                        + " while it held its lock; written back under key {}, claims go on",
+                                relayId,
+                                lock.lockKey());
+                    }
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -299,6 +299,28 @@ class RelayLivenessIT {
     }
 
     @Test
+    void aRelayWhoseRegistrationIsDeletedUnderItWritesItBackAndGoesOnClaiming() throws Exception {
+        // the claim fence looks for the relay's registration; ops/bench truncated outbox_relays
+        // between its warm-up and its measurement, and the relays then claimed nothing for ever
+        RelayApp relay = relay("relay-erased", "OUTBOX_RELAY_LIVENESS_CHECK_INTERVAL", "200ms");
+        List<UUID> first = fx.placeAndCapture(MessageContext.none()).stream()
+                .map(NewOutboxMessage::id)
+                .toList();
+        await().atMost(Duration.ofSeconds(30)).until(() -> published(first) == first.size());
+        Object key = fx.db.scalar("SELECT lock_key FROM outbox_relays WHERE relay_id = 'relay-erased'");
+        fx.db.update("DELETE FROM outbox_relays");
+        List<UUID> after = fx.placeAndCapture(MessageContext.none()).stream()
+                .map(NewOutboxMessage::id)
+                .toList();
+        await().atMost(Duration.ofSeconds(10)).until(() -> published(after) == after.size());
+        assertEquals(
+                key,
+                fx.db.scalar("SELECT lock_key FROM outbox_relays WHERE relay_id = 'relay-erased'"),
+                "written back under the key whose lock it holds");
+        assertTrue(relay.liveness().holdsLock());
+    }
+
+    @Test
     void aRelayRestartedWithTheSameIdTakesItsOwnRowsBackAtStart() throws Exception {
         int orders = 20;
         Holder before = relayHoldingRows("relay-phoenix", orders);

@@ -226,8 +226,9 @@ class RelayLivenessTest {
         public void recordIncarnation(String host, long pid, Instant startedAt) {}
 
         @Override
-        public void heartbeat() {
+        public boolean heartbeat() {
             onHeartbeat.run();
+            return true;
         }
 
         @Override

@@ -52,9 +52,13 @@ final class BenchEnv {
         return c;
     }
 
-    /** Empty tables (TRUNCATE also drops dead tuples) and an empty queue. */
+    /**
+     * Empty tables (TRUNCATE also drops dead tuples) and an empty queue. The relay registry stays:
+     * relays measured after a warm-up are running, and their claims are fenced on their registration
+     * (RESTART IDENTITY would also hand their lock keys to the next relay that registers).
+     */
     void clean() {
-        db.reset();
+        db.resetExcept("outbox_relays");
         broker.purgeIfExists(QUEUE);
         broker.purgeIfExists(Topology.deadLetterQueueOf(QUEUE));
     }

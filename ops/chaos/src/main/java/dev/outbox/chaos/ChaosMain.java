@@ -51,6 +51,11 @@ public final class ChaosMain {
         long t0 = System.nanoTime();
         System.out.println(
                 "[chaos] seed " + o.seed() + "; replay with: ops/chaos.sh " + String.join(" ", replayArgs(o)));
+        if (o.partitions() && !dev.outbox.testkit.net.NetworkSandbox.available()) {
+            System.err.println("[chaos] --partitions runs each process in a network namespace: it needs Linux, root"
+                    + " and iproute2 (ip), which this machine does not offer");
+            return 2;
+        }
         Files.createDirectories(o.out());
         boolean cluster = o.cluster() != null;
         try (ChaosEnv env = cluster

@@ -106,10 +106,22 @@ public final class TestDatabase {
 
     /** Empties every application table (not Flyway's history) so each test starts clean. */
     public void reset() {
+        resetExcept();
+    }
+
+    /**
+     * {@link #reset()} but for {@code keep}: e.g. {@code outbox_relays} while relay processes run,
+     * whose registrations (and the lock keys their sessions hold) must outlive the data.
+     */
+    public void resetExcept(String... keep) {
+        java.util.Set<String> kept = java.util.Set.of(keep);
         List<String> tables = new ArrayList<>();
         for (Map<String, Object> row : rows("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
                 + " AND tablename NOT LIKE 'flyway%'")) {
-            tables.add('"' + (String) row.get("tablename") + '"');
+            String name = (String) row.get("tablename");
+            if (!kept.contains(name)) {
+                tables.add('"' + name + '"');
+            }
         }
         if (!tables.isEmpty()) {
             execute("TRUNCATE " + String.join(", ", tables) + " RESTART IDENTITY CASCADE");

@@ -15,8 +15,11 @@ public interface LivenessLock extends AutoCloseable {
     /** Once the lock is held: who this incarnation is, for operators. */
     void recordIncarnation(String host, long pid, Instant startedAt);
 
-    /** A round trip on the lock's session; throws once the session is gone. */
-    void heartbeat();
+    /**
+     * A round trip on the lock's session; throws once the session is gone. False when the relay's
+     * registration had gone and was written back (under the key whose lock the session holds).
+     */
+    boolean heartbeat();
 
     /** Who holds the lock now, for a process that was refused it. */
     LockHolder holder();

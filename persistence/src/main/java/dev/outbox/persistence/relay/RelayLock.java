@@ -36,6 +36,11 @@ public final class RelayLock implements LivenessLock {
     private final String relayId;
     private final int lockKey;
     private final int backendPid;
+    /** What {@link #recordIncarnation} wrote, to write it again if the registration goes. */
+    private volatile String host;
+
+    private volatile long pid;
+    private volatile Instant startedAt;
 
     private RelayLock(Connection connection, String relayId, int lockKey, int backendPid) {
         this.connection = connection;
@@ -110,6 +115,9 @@ public final class RelayLock implements LivenessLock {
 
     @Override
     public void recordIncarnation(String host, long pid, Instant startedAt) {
+        this.host = host;
+        this.pid = pid;
+        this.startedAt = startedAt;
         try (PreparedStatement s = connection.prepareStatement("UPDATE outbox_relays SET host = ?, pid = ?,"
                 + " started_at = ?, backend_pid = pg_backend_pid(), heartbeat_at = now() WHERE relay_id = ?")) {
             s.setString(1, host);
@@ -127,11 +135,29 @@ public final class RelayLock implements LivenessLock {
      * how the relay learns that it lost its lock. Also shows operators when it was last seen.
      */
     @Override
-    public void heartbeat() {
+    public boolean heartbeat() {
         try (PreparedStatement s =
                 connection.prepareStatement("UPDATE outbox_relays SET heartbeat_at = now() WHERE relay_id = ?")) {
             s.setString(1, relayId);
+            if (s.executeUpdate() == 1) {
+                return true;
+            }
+        } catch (SQLException e) {
+            throw DataAccessTranslation.translate(e);
+        }
+        // the registration is gone while this session holds its lock (deleted by hand, a truncated
+        // table): the claim fence looks for it, so without it the relay would claim nothing, for
+        // ever. Write it back under the key whose lock this session holds.
+        try (PreparedStatement s = connection.prepareStatement("INSERT INTO outbox_relays (relay_id, lock_key, host,"
+                + " pid, started_at, backend_pid, heartbeat_at) OVERRIDING SYSTEM VALUE"
+                + " VALUES (?, ?, ?, ?, ?, pg_backend_pid(), now()) ON CONFLICT (relay_id) DO NOTHING")) {
+            s.setString(1, relayId);
+            s.setInt(2, lockKey);
+            s.setString(3, host);
+            s.setLong(4, pid);
+            s.setTimestamp(5, startedAt == null ? null : Timestamp.from(startedAt));
             s.executeUpdate();
+            return false;
         } catch (SQLException e) {
             throw DataAccessTranslation.translate(e);
         }
