@@ -32,7 +32,9 @@ die() { log "$*"; exit 1; }
 
 as_rabbitmq() { su rabbitmq -s /bin/bash -c "$1"; }
 as_postgres() { su postgres -s /bin/bash -c "$1"; }
-ctl() { rabbitmqctl -q -n "c$1@localhost" "${@:2}"; }
+# stdin from /dev/null: rabbitmqctl reads its stdin, and inside a `while read` loop it would eat
+# the rest of the loop's input (status listed the queues of the first vhost only)
+ctl() { rabbitmqctl -q -n "c$1@localhost" "${@:2}" </dev/null; }
 
 node_dir() { echo "$DIR/rabbit/c$1"; }
 
