@@ -49,6 +49,7 @@ public final class PersistenceModule extends MyBatisModule {
         });
 
         addTypeHandlerClass(UuidTypeHandler.class);
+        addTypeHandlerClass(dev.outbox.persistence.type.InstantTypeHandler.class);
         addTypeHandlerClass(UuidArrayTypeHandler.class);
         addTypeHandlerClass(LongArrayTypeHandler.class);
         addTypeHandlerClass(StringArrayTypeHandler.class);
@@ -61,6 +62,7 @@ public final class PersistenceModule extends MyBatisModule {
         addMapperClass(dev.outbox.persistence.ops.OpsMapper.class);
         addMapperClass(dev.outbox.persistence.retention.RetentionMapper.class);
         addMapperClass(dev.outbox.persistence.relay.RelayRegistryMapper.class);
+        addMapperClass(dev.outbox.persistence.cdc.CdcMapper.class);
         extraMappers.forEach(this::addMapperClass);
         bind(dev.outbox.producer.Outbox.class).to(dev.outbox.persistence.outbox.MyBatisOutbox.class);
 

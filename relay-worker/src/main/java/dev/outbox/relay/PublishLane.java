@@ -115,7 +115,8 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
                             config.relayId(),
                             Math.min(config.batchSize(), free),
                             config.unorderedTypes(),
-                            claims.fenced());
+                            claims.fenced(),
+                            config.cdcSlot());
                     if (!rows.isEmpty()) {
                         stats.claimed(rows.size());
                         publishAll(p, rows);

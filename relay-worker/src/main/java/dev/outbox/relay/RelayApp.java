@@ -50,6 +50,7 @@ public final class RelayApp implements AutoCloseable {
     private final RetentionSchedule retention;
     private final PendingListener listener;
     private final RelayLiveness liveness;
+    private final CdcRelay cdc;
 
     private RelayApp(
             Database database,
@@ -58,7 +59,9 @@ public final class RelayApp implements AutoCloseable {
             ProcessEndpoint endpoint,
             RetentionSchedule retention,
             PendingListener listener,
-            RelayLiveness liveness) {
+            RelayLiveness liveness,
+            CdcRelay cdc) {
+        this.cdc = cdc;
         this.listener = listener;
         this.liveness = liveness;
         this.database = database;
@@ -78,7 +81,9 @@ public final class RelayApp implements AutoCloseable {
                 .orElseThrow(() -> new ConfigurationException(
                         "OUTBOX_AMQP_URI is not set (the launcher starts an embedded broker when it is unset)"));
         boolean declareTopology = settings.bool("OUTBOX_RELAY_DECLARE_TOPOLOGY", true);
-        boolean listen = settings.bool("OUTBOX_RELAY_LISTEN", true);
+        // in CDC mode the polling claim is only the retry path: a notification per insert would wake
+        // it for rows the stream publishes anyway
+        boolean listen = settings.bool("OUTBOX_RELAY_LISTEN", !config.cdcMode());
         RetentionPolicy retentionPolicy = RetentionPolicy.from(settings);
         int httpPort = settings.integer("OUTBOX_RELAY_HTTP_PORT", 8081, -1, 65_535);
         String httpHost = settings.string("OUTBOX_RELAY_HTTP_HOST", "0.0.0.0");
@@ -94,8 +99,8 @@ public final class RelayApp implements AutoCloseable {
                     brokerConfig,
                     new ExponentialBackoff(config.reconnectInitial(), config.reconnectMax()),
                     declareTopology ? c -> declareTopology(c, brokerConfig.queueType()) : c -> {});
-            OutboxRelay relay =
-                    new OutboxRelay(config, injector.getInstance(OutboxStore.class), session, new RelayStats(registry));
+            RelayStats stats = new RelayStats(registry);
+            OutboxRelay relay = new OutboxRelay(config, injector.getInstance(OutboxStore.class), session, stats);
             OutboxGauges.register(registry, injector.getInstance(OutboxStatsReader.class), Duration.ofSeconds(5));
             Gauge.builder("outbox.broker.available", session, s -> s.isAvailable() ? 1 : 0)
                     .description("1 while the relay has a usable broker connection (circuit closed)")
@@ -130,6 +135,19 @@ public final class RelayApp implements AutoCloseable {
             started.add("broker session", session);
             relay.start();
             started.onStop("relay", relay::stop);
+            CdcRelay cdc = null;
+            if (config.cdcMode()) {
+                cdc = new CdcRelay(
+                        CdcConfig.from(settings),
+                        config,
+                        databaseConfig,
+                        injector.getInstance(dev.outbox.persistence.cdc.CdcStore.class),
+                        session,
+                        stats);
+                registerCdcMetrics(registry, cdc);
+                cdc.start();
+                started.add("CDC stream", cdc);
+            }
             PendingListener listener = null;
             if (listen) {
                 listener = new PendingListener(
@@ -156,12 +174,22 @@ public final class RelayApp implements AutoCloseable {
             ProcessEndpoint endpoint = null;
             if (httpPort >= 0) {
                 RelayLiveness lv = liveness;
+                CdcRelay cdcRelay = cdc;
                 endpoint = ProcessEndpoint.start(httpHost, httpPort, registry, relay::isRunning, () -> {
                     Map<String, String> checks = new java.util.LinkedHashMap<>();
                     checks.put("database", database.ping());
                     checks.put("broker", session.isAvailable() ? "UP" : "DOWN: " + session.lastError());
                     if (lv != null) {
                         checks.put("liveness", lv.health());
+                    }
+                    if (cdcRelay != null) {
+                        String state = cdcRelay.state();
+                        // a standby is healthy: it takes the slot over when the reader's session ends
+                        checks.put(
+                                "cdc",
+                                state.startsWith("reading") || state.startsWith("standby")
+                                        ? "UP (" + state + ")"
+                                        : "DOWN: " + state);
                     }
                     return HealthReport.of(checks);
                 });
@@ -178,7 +206,7 @@ public final class RelayApp implements AutoCloseable {
                 retention.start();
             }
             LOG.info("relay {}", settings.describe());
-            return new RelayApp(database, session, relay, endpoint, retention, listener, liveness);
+            return new RelayApp(database, session, relay, endpoint, retention, listener, liveness, cdc);
         } catch (IOException e) {
             started.close();
             database.close();
@@ -224,6 +252,35 @@ public final class RelayApp implements AutoCloseable {
                 }
             }
         }
+    }
+
+    private static void registerCdcMetrics(PrometheusMeterRegistry registry, CdcRelay cdc) {
+        Gauge.builder("outbox.relay.cdc.reading", cdc, c -> c.reading() ? 1 : 0)
+                .description("1 while this relay reads the replication slot; 0 on a standby or while reconnecting")
+                .strongReference(true)
+                .register(registry);
+        Gauge.builder("outbox.relay.cdc.slot.lag.bytes", cdc, CdcRelay::lagBytes)
+                .description("WAL the server keeps for the relay's slot: written since its confirmed position")
+                .strongReference(true)
+                .register(registry);
+        Gauge.builder("outbox.relay.cdc.lag.seconds", cdc, CdcRelay::lagSeconds)
+                .description("age of the newest tick the stream has settled: how far the stream is behind")
+                .strongReference(true)
+                .register(registry);
+        FunctionCounter.builder("outbox.relay.cdc.rows.streamed", cdc, CdcRelay::streamed)
+                .description("inserted outbox rows read from the slot")
+                .register(registry);
+        FunctionCounter.builder("outbox.relay.cdc.rows.left.to.retry.path", cdc, CdcRelay::leftToRetryPath)
+                .description("streamed rows left PENDING for the polling retry path (held, in doubt, not due)")
+                .register(registry);
+        FunctionCounter.builder("outbox.relay.cdc.slots.recreated", cdc, CdcRelay::slotsRecreated)
+                .description("times the slot was found invalidated (max_slot_wal_keep_size) and created again")
+                .register(registry);
+    }
+
+    /** The CDC stream, or null in polling mode. */
+    public CdcRelay cdc() {
+        return cdc;
     }
 
     /** The port of {@code /metrics} and {@code /health}, or -1 when disabled. */
@@ -275,6 +332,9 @@ public final class RelayApp implements AutoCloseable {
             }
             if (listener != null) {
                 listener.close();
+            }
+            if (cdc != null) {
+                cdc.close();
             }
             relay.stop();
             if (liveness != null) {

@@ -42,7 +42,8 @@ public record RelayConfig(
         Duration reconnectMax,
         Duration shutdownTimeout,
         int markBatchSize,
-        java.util.Set<String> unorderedTypes) {
+        java.util.Set<String> unorderedTypes,
+        String cdcSlot) {
 
     public static final List<Duration> DEFAULT_BACKOFF = List.of(
             Duration.ZERO,
@@ -72,7 +73,8 @@ public record RelayConfig(
                 s.integer("OUTBOX_RELAY_CONFIRM_WINDOW", 4_096, 1, 65_535),
                 s.duration(
                         "OUTBOX_RELAY_POLL_INTERVAL",
-                        Duration.ofMillis(100),
+                        // in CDC mode the polling claim is the retry path only
+                        Duration.ofMillis(cdc(s) ? 1_000 : 100),
                         Duration.ofMillis(1),
                         Duration.ofMinutes(1)),
                 s.duration(
@@ -102,7 +104,27 @@ public record RelayConfig(
                 s.duration(
                         "OUTBOX_RELAY_SHUTDOWN_TIMEOUT", Duration.ofSeconds(10), Duration.ZERO, Duration.ofMinutes(10)),
                 s.integer("OUTBOX_RELAY_MARK_BATCH_SIZE", 1_000, 1, 50_000),
-                unordered(s.list("OUTBOX_RELAY_UNORDERED_TYPES")));
+                unordered(s.list("OUTBOX_RELAY_UNORDERED_TYPES")),
+                cdc(s) ? CdcConfig.from(s).slot() : null);
+    }
+
+    /**
+     * {@code OUTBOX_RELAY_MODE}: {@code polling} (the default: claim due rows with {@code FOR UPDATE
+     * SKIP LOCKED}) or {@code cdc} (read inserted rows from a logical replication slot; the polling
+     * claim is then only the retry path).
+     */
+    public static boolean cdc(Settings s) {
+        String mode = s.string("OUTBOX_RELAY_MODE", "polling");
+        return switch (mode) {
+            case "polling" -> false;
+            case "cdc" -> true;
+            default -> throw new ConfigurationException("OUTBOX_RELAY_MODE must be polling or cdc, got " + mode);
+        };
+    }
+
+    /** In CDC mode, the slot whose stream hands rows over to the polling claim (the retry path). */
+    public boolean cdcMode() {
+        return cdcSlot != null;
     }
 
     /**
@@ -141,6 +163,7 @@ public record RelayConfig(
                 reconnectMax,
                 shutdownTimeout,
                 markBatchSize,
-                unorderedTypes);
+                unorderedTypes,
+                cdcSlot);
     }
 }

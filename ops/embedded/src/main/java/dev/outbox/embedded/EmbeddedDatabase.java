@@ -36,7 +36,12 @@ public final class EmbeddedDatabase implements AutoCloseable {
                 .setDataDirectory(dataDir)
                 .setCleanDataDirectory(false)
                 .setServerConfig("listen_addresses", "127.0.0.1")
-                .setServerConfig("max_connections", "200");
+                .setServerConfig("max_connections", "200")
+                // CDC mode (OUTBOX_RELAY_MODE=cdc) reads a logical replication slot: zero-infra mode
+                // switches to it with that one variable
+                .setServerConfig("wal_level", "logical")
+                .setServerConfig("max_replication_slots", "10")
+                .setServerConfig("max_wal_senders", "10");
         if (port != 0) {
             builder.setPort(port);
         }

@@ -38,7 +38,8 @@ public interface OutboxMapper {
             @Param("relayId") String relayId,
             @Param("limit") int limit,
             @Param("unorderedTypes") String[] unorderedTypes,
-            @Param("livenessNamespace") Integer livenessNamespace);
+            @Param("livenessNamespace") Integer livenessNamespace,
+            @Param("cdcSlot") String cdcSlot);
 
     /**
      * Leases the oldest due suspect, a row given back because the relay holding it died, in

@@ -48,10 +48,20 @@ public class OutboxStore {
      * As {@link #claim(String, int, Set)}; with {@code fenced}, nothing is leased unless this
      * relay's liveness session holds its lock at the moment of the claim (see {@link RelayLock}).
      */
-    @Transactional(force = true)
     public List<OutboxRecord> claim(String relayId, int limit, Set<String> unorderedTypes, boolean fenced) {
+        return claim(relayId, limit, unorderedTypes, fenced, null);
+    }
+
+    /**
+     * As {@link #claim(String, int, Set, boolean)}; with a {@code cdcSlot} (CDC mode) this is the
+     * retry path, and a {@code PENDING} row is claimed only once that slot's stream has handed it
+     * over ({@code outbox_cdc_position}, migration V13).
+     */
+    @Transactional(force = true)
+    public List<OutboxRecord> claim(
+            String relayId, int limit, Set<String> unorderedTypes, boolean fenced, String cdcSlot) {
         List<OutboxRecord> rows = new ArrayList<>(mapper.claimPending(
-                relayId, limit, unorderedTypes.toArray(String[]::new), fenced ? RelayLock.NAMESPACE : null));
+                relayId, limit, unorderedTypes.toArray(String[]::new), fenced ? RelayLock.NAMESPACE : null, cdcSlot));
         // RETURNING does not keep the subquery's order; publish in due order, versions ascending
         rows.sort(java.util.Comparator.comparing(OutboxRecord::nextAttemptAt)
                 .thenComparing(OutboxRecord::createdAt)

@@ -1,0 +1,206 @@
+package dev.outbox.relay;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.outbox.config.Settings;
+import dev.outbox.ledger.LedgerConsumer;
+import dev.outbox.messaging.Topology;
+import dev.outbox.persistence.outbox.NewOutboxMessage;
+import dev.outbox.producer.MessageContext;
+import dev.outbox.relay.cdc.CdcTestSupport;
+import dev.outbox.testkit.RecordingQueue;
+import dev.outbox.testkit.TestBroker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The relay in CDC mode, in process, against real PostgreSQL (wal_level = logical) and RabbitMQ:
+ * rows are published from the slot with nothing claimed, the slot advances only past recorded
+ * outcomes (a restart publishes what was committed while the relay was away), what the stream
+ * cannot finish goes to the retry path, and a version behind a parked one waits.
+ */
+class CdcRelayIT {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final String SLOT = "outbox_relay_it";
+    private final OutboxFixtures fx = new OutboxFixtures();
+    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    @BeforeEach
+    void clean() {
+        CdcTestSupport.requireLogical(fx.db);
+        dropSlot();
+        fx.db.reset();
+        fx.db.update("DELETE FROM outbox_cdc_position");
+        fx.broker.declareTopicExchange(Topology.ORDERS_EXCHANGE);
+        fx.broker.purgeIfExists(LedgerConsumer.QUEUE);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        for (int i = closing.size() - 1; i >= 0; i--) {
+            closing.get(i).close();
+        }
+        // a relay's walsender may take a moment to go after its connection closed
+        await().atMost(WAIT)
+                .until(() ->
+                        fx.db.count("SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active", SLOT)
+                                == 0);
+        dropSlot();
+        fx.close();
+    }
+
+    private void dropSlot() {
+        fx.db.rows(
+                "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?"
+                        + " AND NOT active",
+                SLOT);
+    }
+
+    private RelayApp startRelay(String... env) {
+        List<String> all = new ArrayList<>(List.of(
+                "OUTBOX_RELAY_MODE",
+                "cdc",
+                "OUTBOX_RELAY_CDC_SLOT",
+                SLOT,
+                "OUTBOX_RELAY_CDC_TICK_INTERVAL",
+                "200ms",
+                "OUTBOX_RELAY_POLL_INTERVAL",
+                "200ms"));
+        all.addAll(List.of(env));
+        RelayApp app = RelayApp.start(new Settings(fx.env(all.toArray(String[]::new))));
+        closing.add(app);
+        return app;
+    }
+
+    private RecordingQueue observe(String... keys) {
+        RecordingQueue q = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, keys);
+        closing.add(q);
+        return q;
+    }
+
+    private static Set<String> ids(List<NewOutboxMessage> rows) {
+        return rows.stream().map(r -> r.id().toString()).collect(Collectors.toSet());
+    }
+
+    @Test
+    void rowsArePublishedFromTheSlotWithNothingClaimed() throws Exception {
+        RecordingQueue queue = observe("#");
+        RelayApp relay = startRelay();
+        await().atMost(WAIT).until(() -> relay.cdc().reading());
+        List<NewOutboxMessage> rows = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            rows.addAll(fx.placeAndCapture(MessageContext.none()));
+        }
+        List<TestBroker.Received> got = queue.await(rows.size(), WAIT);
+        assertEquals(ids(rows), got.stream().map(TestBroker.Received::messageId).collect(Collectors.toSet()));
+        await().atMost(WAIT).until(() -> fx.countByStatus("PUBLISHED") == rows.size());
+        assertEquals(0, relay.relay().stats().claimed(), "the polling claim took nothing: the stream did it all");
+        assertEquals(rows.size(), relay.cdc().streamed());
+        // every version after its predecessor, as consumers need them
+        Map<String, List<String>> byAggregate = new java.util.HashMap<>();
+        for (TestBroker.Received r : got) {
+            byAggregate
+                    .computeIfAbsent(
+                            r.delivery()
+                                    .getProperties()
+                                    .getHeaders()
+                                    .get("aggregate_id")
+                                    .toString(),
+                            k -> new ArrayList<>())
+                    .add(r.delivery().getProperties().getType());
+        }
+        byAggregate.values().forEach(types -> assertEquals(List.of("order.created", "payment.captured"), types));
+        // the slot advanced past them: nothing to replay
+        await().atMost(WAIT)
+                .until(() -> fx.db.count(
+                                "SELECT count(*) FROM pg_replication_slots s, outbox_cdc_position p WHERE s.slot_name = ?"
+                                        + " AND p.slot_name = s.slot_name AND s.confirmed_flush_lsn >= p.confirmed_lsn",
+                                SLOT)
+                        == 1);
+    }
+
+    @Test
+    void whatWasCommittedWhileTheRelayWasAwayIsPublishedWhenItComesBack() throws Exception {
+        RecordingQueue queue = observe("#");
+        RelayApp first = startRelay();
+        await().atMost(WAIT).until(() -> first.cdc().reading());
+        List<NewOutboxMessage> before = fx.placeAndCapture(MessageContext.none());
+        queue.await(before.size(), WAIT);
+        first.close();
+        closing.remove(first);
+
+        List<NewOutboxMessage> meanwhile = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            meanwhile.addAll(fx.placeAndCapture(MessageContext.none()));
+        }
+        RelayApp second = startRelay();
+        Set<String> seen = new HashSet<>();
+        await().atMost(WAIT).until(() -> {
+            queue.drain().forEach(r -> seen.add(r.messageId()));
+            return seen.containsAll(ids(meanwhile));
+        });
+        await().atMost(WAIT).until(() -> fx.countByStatus("PUBLISHED") == before.size() + meanwhile.size());
+        assertEquals(meanwhile.size(), second.cdc().streamed(), "read from the slot, not polled");
+    }
+
+    @Test
+    void rowsCommittedBeforeTheSlotExistedArePublishedByTheRetryPath() throws Exception {
+        RecordingQueue queue = observe("#");
+        List<NewOutboxMessage> old = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            old.addAll(fx.placeAndCapture(MessageContext.none()));
+        }
+        RelayApp relay = startRelay();
+        List<TestBroker.Received> got = queue.await(old.size(), WAIT);
+        assertEquals(ids(old), got.stream().map(TestBroker.Received::messageId).collect(Collectors.toSet()));
+        await().atMost(WAIT).until(() -> fx.countByStatus("PUBLISHED") == old.size());
+        assertEquals(0, relay.cdc().streamed(), "not in the slot's stream");
+        assertTrue(relay.relay().stats().claimed() >= old.size(), "claimed by the retry path");
+    }
+
+    @Test
+    void aRowTheBrokerCannotRouteIsParkedAndTheVersionBehindItWaits() throws Exception {
+        RecordingQueue queue = observe("#");
+        RelayApp relay = startRelay();
+        await().atMost(WAIT).until(() -> relay.cdc().reading());
+        String aggregate = UUID.randomUUID().toString();
+        UUID first = UUID.randomUUID();
+        UUID second = UUID.randomUUID();
+        // version 1 goes to an exchange with no queue bound for it (amq.topic): returned, parked
+        fx.db.update(
+                "INSERT INTO message_outbox (id, aggregate_type, aggregate_id, aggregate_version, message_type,"
+                        + " exchange_name, routing_key, payload) VALUES (?, 'cdc', ?, 1, 'cdc.test', 'amq.topic',"
+                        + " 'nobody.listens', '{}')",
+                first,
+                aggregate);
+        fx.db.update(
+                "INSERT INTO message_outbox (id, aggregate_type, aggregate_id, aggregate_version, message_type,"
+                        + " exchange_name, routing_key, payload) VALUES (?, 'cdc', ?, 2, 'cdc.test', 'orders.events',"
+                        + " 'cdc.test', '{}')",
+                second,
+                aggregate);
+        List<NewOutboxMessage> others = fx.placeAndCapture(MessageContext.none());
+        queue.await(others.size(), WAIT);
+        await().atMost(WAIT).until(() -> "PARKED".equals(fx.status(first)));
+        assertEquals("UNROUTABLE", fx.db.scalar("SELECT last_error_code FROM message_outbox WHERE id = ?", first));
+        // a second of ticks (every 200 ms): whatever the retry path could take, it has had the chance
+        await().during(Duration.ofSeconds(1)).atMost(WAIT).until(() -> "PENDING".equals(fx.status(second)));
+        assertTrue(queue.drain().stream().noneMatch(r -> r.messageId().equals(second.toString())));
+        assertTrue(relay.cdc().leftToRetryPath() >= 1, "the stream left version 2 to the retry path");
+
+        // an operator settles the parked version: the one behind it goes
+        fx.db.update("UPDATE message_outbox SET status = 'CANCELLED', cancelled_at = now() WHERE id = ?", first);
+        await().atMost(WAIT).until(() -> "PUBLISHED".equals(fx.status(second)));
+    }
+}

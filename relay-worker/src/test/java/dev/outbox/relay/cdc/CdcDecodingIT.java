@@ -1,0 +1,181 @@
+package dev.outbox.relay.cdc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.kernel.outbox.OutboxRecord;
+import dev.outbox.messaging.publish.AmqpMessageMapper;
+import dev.outbox.messaging.publish.OutboundMessage;
+import dev.outbox.persistence.DataSources;
+import dev.outbox.persistence.DatabaseConfig;
+import dev.outbox.persistence.PersistenceModule;
+import dev.outbox.persistence.outbox.OutboxMapper;
+import dev.outbox.testkit.TestDatabase;
+import dev.outbox.testkit.rows.GeneratedRows;
+import dev.outbox.testkit.rows.RowWriter;
+import java.nio.ByteBuffer;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.EdgeCasesMode;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.ShrinkingMode;
+import net.jqwik.api.lifecycle.AfterProperty;
+import net.jqwik.api.lifecycle.BeforeProperty;
+
+/**
+ * What a real PostgreSQL sends through a pgoutput slot for rows any SQL client may write
+ * ({@link GeneratedRows}: every column over its range, NUL and astral characters, 70,000-byte
+ * strings, timestamps from {@code -infinity} to {@code infinity}), decoded by {@link PgOutput} and
+ * {@link CdcRows}, becomes exactly the AMQP message the polling relay makes of the same row read by
+ * its MyBatis mapper, or the same refusal with the same code. The two modes must never put
+ * different bytes on the wire. The changes are read with {@code pg_logical_slot_get_binary_changes},
+ * the same bytes the replication protocol carries; needs {@code wal_level = logical}.
+ */
+class CdcDecodingIT {
+    private static final String SLOT = "cdc_decoding_it";
+    private final TestDatabase db = TestDatabase.get();
+    private HikariDataSource pool;
+    private Injector injector;
+
+    @BeforeProperty
+    void setUp() {
+        CdcTestSupport.requireLogical(db);
+        db.reset();
+        db.rows("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?", SLOT);
+        db.scalar("SELECT lsn::text FROM pg_create_logical_replication_slot(?, 'pgoutput')", SLOT);
+        pool = DataSources.create(DatabaseConfig.of(db.url(), db.user(), db.password(), "cdc-decoding-it")
+                .withPoolSize(2));
+        injector = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(30)));
+    }
+
+    @AfterProperty
+    void tearDown() {
+        db.rows("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?", SLOT);
+        if (pool != null) {
+            pool.close();
+        }
+    }
+
+    @Provide
+    Arbitrary<List<GeneratedRows.Row>> batches() {
+        return GeneratedRows.rows().list().ofSize(400);
+    }
+
+    @Property(tries = 3, shrinking = ShrinkingMode.OFF, edgeCases = EdgeCasesMode.NONE)
+    void theStreamAndThePollingReadPutTheSameMessageOnTheWire(@ForAll("batches") List<GeneratedRows.Row> rows)
+            throws Exception {
+        List<UUID> written = new ArrayList<>();
+        try (RowWriter writer = new RowWriter(pool)) {
+            for (GeneratedRows.Row r : rows) {
+                if (writer.insert(r).isEmpty()) {
+                    written.add(r.id());
+                }
+            }
+        }
+        Map<UUID, OutboxRecord> streamed = new LinkedHashMap<>();
+        Map<Integer, CdcRows.Columns> relations = new HashMap<>();
+        Map<String, Integer> kinds = new java.util.TreeMap<>();
+        // the slot gives what is flushed to disk: with asynchronous commit (the embedded server's
+        // default) the last commits reach it a moment later, so read until they are all there
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (streamed.size() < written.size() && System.nanoTime() < deadline) {
+            try (Connection c = pool.getConnection();
+                    PreparedStatement ps = c.prepareStatement("SELECT data FROM pg_logical_slot_get_binary_changes(?,"
+                            + " NULL, NULL, 'proto_version', '1', 'publication_names', 'outbox_inserts', 'messages',"
+                            + " 'true')")) {
+                ps.setString(1, SLOT);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        PgOutput.Message m = PgOutput.decode(ByteBuffer.wrap(rs.getBytes(1)));
+                        kinds.merge(m.getClass().getSimpleName(), 1, Integer::sum);
+                        if (m instanceof PgOutput.Relation rel) {
+                            relations.put(rel.id(), new CdcRows.Columns(rel.columns()));
+                        } else if (m instanceof PgOutput.Insert ins) {
+                            OutboxRecord r = CdcRows.toRecord(relations.get(ins.relationId()), ins.values());
+                            streamed.put(r.id(), r);
+                        }
+                    }
+                }
+            }
+            if (streamed.size() < written.size()) {
+                Thread.sleep(50);
+            }
+        }
+        assertEquals(
+                written.size(),
+                streamed.size(),
+                "every stored row came through the slot, once; messages " + kinds + "; slots "
+                        + db.rows("SELECT slot_name, database, confirmed_flush_lsn::text, restart_lsn::text,"
+                                + " pg_current_wal_lsn()::text FROM pg_replication_slots")
+                        + "; rows " + db.count("SELECT count(*) FROM message_outbox") + " in "
+                        + db.scalar("SELECT current_database()") + "; publications "
+                        + db.rows("SELECT p.pubname, p.pubinsert, t.tablename FROM pg_publication p"
+                                + " LEFT JOIN pg_publication_tables t ON t.pubname = p.pubname")
+                        + "; server " + db.scalar("SELECT version()") + " port "
+                        + db.scalar("SELECT inet_server_port()"));
+        assertTrue(written.size() > 200, "most generated rows are stored: " + written.size());
+        assertTrue(written.size() < rows.size(), "and PostgreSQL refuses some (NUL, bad JSON, CHECKs)");
+
+        OutboxMapper mapper = injector.getInstance(OutboxMapper.class);
+        int compared = 0;
+        int refused = 0;
+        for (UUID id : written) {
+            OutboxRecord polled = CdcTestSupport.read(pool, mapper, id);
+            OutboxRecord fromWal = streamed.get(id);
+            assertEquals(polled.payload(), fromWal.payload(), "payload text of " + id);
+            assertEquals(polled.headers(), fromWal.headers(), "headers text of " + id);
+            assertEquals(polled.status(), fromWal.status(), "status of " + id);
+            assertEquals(polled.attemptCount(), fromWal.attemptCount(), "attempts of " + id);
+            AmqpMessageMapper.Mapped a = AmqpMessageMapper.map(polled);
+            AmqpMessageMapper.Mapped b = AmqpMessageMapper.map(fromWal);
+            assertEquals(describe(a), describe(b), "the wire form of row " + id);
+            compared++;
+            if (a instanceof AmqpMessageMapper.Invalid) {
+                refused++;
+            }
+        }
+        System.out.printf("[cdc-decoding] %d rows compared, %d of them refused alike%n", compared, refused);
+        assertTrue(refused > 0, "the generated rows include ones the mapper refuses");
+    }
+
+    /** Everything of a mapping that reaches the wire (or the refusal), comparable with equals. */
+    static List<Object> describe(AmqpMessageMapper.Mapped m) {
+        if (m instanceof AmqpMessageMapper.Invalid invalid) {
+            // Jackson's "Name length (N) exceeds" counts what it had buffered when it gave up, which
+            // depends on its buffers, not the input: the same text twice can give two different N
+            return List.of("invalid", invalid.code(), invalid.reason().replaceAll("\\d+", "#"));
+        }
+        OutboundMessage o = ((AmqpMessageMapper.Ready) m).message();
+        com.rabbitmq.client.AMQP.BasicProperties p = o.properties();
+        List<Object> out = new ArrayList<>();
+        out.add(o.exchange());
+        out.add(o.routingKey());
+        out.add(o.messageId());
+        out.add(java.util.Arrays.toString(o.body()));
+        out.add(p.getContentType());
+        out.add(p.getContentEncoding());
+        out.add(Objects.toString(p.getHeaders()));
+        out.add(p.getDeliveryMode());
+        out.add(p.getCorrelationId());
+        out.add(p.getMessageId());
+        out.add(p.getTimestamp() == null ? null : p.getTimestamp().getTime());
+        out.add(p.getType());
+        out.add(p.getAppId());
+        return out;
+    }
+}
