@@ -56,11 +56,12 @@ class RelayWorkerLoopIT {
         AtomicInteger claims = new AtomicInteger();
         OutboxStore throwingOnce = new OutboxStore(fx.injector.getInstance(OutboxMapper.class)) {
             @Override
-            public List<OutboxRecord> claim(String relayId, int limit, Set<String> unorderedTypes, boolean fenced) {
+            public List<OutboxRecord> claim(
+                    String relayId, int limit, Set<String> unorderedTypes, boolean fenced, String cdcSlot) {
                 if (claims.getAndIncrement() == 0) {
                     throw new AssertionError("injected: the first claim throws an Error");
                 }
-                return real.claim(relayId, limit, unorderedTypes, fenced);
+                return real.claim(relayId, limit, unorderedTypes, fenced, cdcSlot);
             }
         };
         Settings settings = new Settings(fx.env("OUTBOX_RELAY_ID", "relay-survivor"));
