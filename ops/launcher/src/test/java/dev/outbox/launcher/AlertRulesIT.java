@@ -107,9 +107,33 @@ class AlertRulesIT {
         return depth == 0;
     }
 
-    /** Names (with _total/_bucket/... suffixes stripped and kept) scraped from a running API and relay. */
+    /**
+     * Names (with _total/_bucket/... suffixes stripped and kept) scraped from a running API and
+     * relay, in polling mode and in CDC mode (the CDC rules' metrics exist only there).
+     */
     private static Set<String> exportedMetricNames() throws Exception {
+        Set<String> names = exportedMetricNames(Map.of());
+        TestDatabase db = TestDatabase.get();
+        if (!"logical".equals(db.scalar("SELECT current_setting('wal_level')"))) {
+            throw new IllegalStateException("the CDC rules need a relay in CDC mode, which needs wal_level = logical");
+        }
+        String slot = "alert_rules_it";
+        try {
+            names.addAll(exportedMetricNames(Map.of("OUTBOX_RELAY_MODE", "cdc", "OUTBOX_RELAY_CDC_SLOT", slot)));
+        } finally {
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(30))
+                    .until(() ->
+                            db.count("SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active", slot)
+                                    == 0);
+            db.rows("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?", slot);
+        }
+        return names;
+    }
+
+    private static Set<String> exportedMetricNames(Map<String, String> extra) throws Exception {
         Map<String, String> env = new HashMap<>(TestDatabase.get().env());
+        env.putAll(extra);
         env.putAll(TestBroker.get().env());
         env.put("OUTBOX_HTTP_PORT", "0");
         env.put("OUTBOX_HTTP_HOST", "127.0.0.1");
