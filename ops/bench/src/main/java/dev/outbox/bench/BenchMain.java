@@ -56,7 +56,7 @@ public final class BenchMain {
         }
     }
 
-    static final List<String> SCENARIOS = List.of("A", "B", "Bf", "N", "P", "Pf", "R", "Rf");
+    static final List<String> SCENARIOS = List.of("A", "B", "Bf", "N", "P", "Pf", "R", "Rf", "C");
 
     public static void main(String[] args) throws Exception {
         System.setProperty("java.awt.headless", "true");
@@ -124,18 +124,29 @@ public final class BenchMain {
         if (o.scenario("Rf")) {
             drains.add(drain(env, events, o.processes().get(0), o.relay(), true));
         }
+        if (o.scenario("C")) {
+            // CDC mode, one reading process (more would only stand by), beside R from the same run
+            RelayDrain.Result c = RelayDrain.run(env, events, 1, o.relay(), false, true);
+            progress(c.throughput());
+            drains.add(c);
+        }
         Throughput a = best(tried, "A");
         Throughput b = best(tried, "B");
         Throughput n = best(tried, "N");
         Throughput plain = best(tried, "P");
         Throughput r = drains.stream()
                 .map(RelayDrain.Result::throughput)
-                .filter(t -> !t.key().endsWith("fresh"))
+                .filter(t -> t.key().startsWith("R") && !t.key().endsWith("fresh"))
                 .max(Comparator.comparing(Throughput::perSecond))
+                .orElse(null);
+        Throughput cdc = drains.stream()
+                .map(RelayDrain.Result::throughput)
+                .filter(t -> t.key().startsWith("C"))
+                .findFirst()
                 .orElse(null);
         Throughput rFresh = drains.stream()
                 .map(RelayDrain.Result::throughput)
-                .filter(t -> t.key().endsWith("fresh"))
+                .filter(t -> t.key().startsWith("R") && t.key().endsWith("fresh"))
                 .findFirst()
                 .orElse(null);
         List<List<String>> rows = new ArrayList<>();
@@ -203,6 +214,23 @@ public final class BenchMain {
                     Report.num(r.cpuTotal()),
                     Report.num(cpuBound),
                     Report.ratio(r.perSecond(), cpuBound)));
+            if (cdc != null) {
+                int cores2 = Runtime.getRuntime().availableProcessors();
+                summary.add(String.format(
+                        "**CDC mode: C / R = %s / %s = %s rows/s; database CPU per row C / R = %s / %s µs = %s**"
+                                + " (target: half of R's database work); C reaches %s of its own shared-CPU limit"
+                                + " (%d x 1e6 / %s µs).",
+                        Report.num(cdc.perSecond()),
+                        Report.num(r.perSecond()),
+                        Report.ratio(cdc.perSecond(), r.perSecond()),
+                        Report.num(cdc.cpuPerRow().get("database")),
+                        Report.num(r.cpuPerRow().get("database")),
+                        Report.ratio(
+                                cdc.cpuPerRow().get("database"), r.cpuPerRow().get("database")),
+                        Report.ratio(cdc.perSecond(), cores2 * 1e6 / cdc.cpuTotal()),
+                        cores2,
+                        Report.num(cdc.cpuTotal())));
+            }
             if (rFresh != null) {
                 summary.add(String.format(
                         "**Fresh database: R fresh / R = %s / %s = %s** (target >= 0.90).",
@@ -308,7 +336,7 @@ public final class BenchMain {
     }
 
     private static List<String> withCpu(List<String> row, Throughput t) {
-        boolean relay = t.key().startsWith("R");
+        boolean relay = t.key().startsWith("R") || t.key().startsWith("C");
         row.add(Report.num(t.cpuPerRow().get("database")));
         row.add(Report.num(t.cpuPerRow().get("broker")));
         row.add(Report.num(t.cpuPerRow().get(relay ? "relay" : "bench")));

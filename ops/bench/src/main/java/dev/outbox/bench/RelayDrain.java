@@ -34,6 +34,62 @@ final class RelayDrain {
             Map<String, String> relaySettings,
             boolean fresh)
             throws Exception {
+        return run(env, events, processes, relaySettings, fresh, false);
+    }
+
+    /** The slot scenario C's relays read (dropped after the run). */
+    static final String CDC_SLOT = "outbox_bench";
+
+    /**
+     * With {@code cdc}: scenario C, the relays in CDC mode ({@code OUTBOX_RELAY_MODE=cdc}) on a slot
+     * that exists before the warm-up, so the measured backlog comes through the stream.
+     */
+    static Result run(
+            BenchEnv env,
+            List<NewOutboxMessage> events,
+            int processes,
+            Map<String, String> relaySettings,
+            boolean fresh,
+            boolean cdc)
+            throws Exception {
+        if (cdc) {
+            Map<String, String> withCdc = new LinkedHashMap<>(relaySettings);
+            withCdc.put("OUTBOX_RELAY_MODE", "cdc");
+            withCdc.put("OUTBOX_RELAY_CDC_SLOT", CDC_SLOT);
+            relaySettings = withCdc;
+            env.db.rows(
+                    "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?",
+                    CDC_SLOT);
+        }
+        try {
+            return drain(env, events, processes, relaySettings, fresh, cdc);
+        } finally {
+            if (cdc) {
+                dropSlot(env);
+            }
+        }
+    }
+
+    private static void dropSlot(BenchEnv env) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (env.db.count("SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active", CDC_SLOT) > 0
+                && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        env.db.rows(
+                "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?"
+                        + " AND NOT active",
+                CDC_SLOT);
+    }
+
+    private static Result drain(
+            BenchEnv env,
+            List<NewOutboxMessage> events,
+            int processes,
+            Map<String, String> relaySettings,
+            boolean fresh,
+            boolean cdc)
+            throws Exception {
         if (fresh) {
             env.fresh();
             // the warm-up must not leave statistics behind: no auto-analyze until the backlog lands
@@ -51,6 +107,21 @@ final class RelayDrain {
             }
             for (JavaProcess r : relays) {
                 r.awaitOutput(Pattern.compile("relay bench-relay-\\d+ running"), Duration.ofSeconds(60));
+            }
+            if (cdc) {
+                // one of them reads the slot (the others stand by): from here every row is streamed
+                relays.get(0)
+                        .awaitOutput(
+                                Pattern.compile("reads replication slot " + CDC_SLOT + "|created replication slot"),
+                                Duration.ofSeconds(60));
+                long slotDeadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                while (env.db.count(
+                                        "SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active",
+                                        CDC_SLOT)
+                                == 0
+                        && System.nanoTime() < slotDeadline) {
+                    Thread.sleep(50);
+                }
             }
             // A relay runs for weeks; its first seconds are spent compiling its hot paths (the JIT
             // took 5 of 9 CPU-seconds of a cold 100k-row drain). Warm it up, then measure.
@@ -89,8 +160,9 @@ final class RelayDrain {
                     + " publisher(s), " + describe(relaySettings);
             return new Result(
                     new Throughput(
-                            "R" + processes + (fresh ? " fresh" : ""),
-                            "relay-worker, " + processes + " process(es)" + (fresh ? ", fresh database" : ""),
+                            (cdc ? "C" : "R") + processes + (fresh ? " fresh" : ""),
+                            (cdc ? "relay-worker in CDC mode (logical replication slot), " : "relay-worker, ")
+                                    + processes + " process(es)" + (fresh ? ", fresh database" : ""),
                             config,
                             events.size(),
                             seconds,
