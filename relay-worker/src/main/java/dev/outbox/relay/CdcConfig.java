@@ -38,9 +38,14 @@ public record CdcConfig(
                     "OUTBOX_RELAY_CDC_SLOT must be 1-63 lower-case letters, digits or underscores (a replication slot"
                             + " name), got " + slot);
         }
+        String publication = settings.string("OUTBOX_RELAY_CDC_PUBLICATION", "outbox_inserts");
+        if (!publication.matches("[a-z_][a-z0-9_]{0,62}")) {
+            throw new ConfigurationException(
+                    "OUTBOX_RELAY_CDC_PUBLICATION must be a plain lower-case name, got " + publication);
+        }
         CdcConfig c = new CdcConfig(
                 slot,
-                settings.string("OUTBOX_RELAY_CDC_PUBLICATION", "outbox_inserts"),
+                publication,
                 settings.duration(
                         "OUTBOX_RELAY_CDC_TICK_INTERVAL",
                         Duration.ofSeconds(1),

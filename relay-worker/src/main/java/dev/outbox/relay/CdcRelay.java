@@ -234,6 +234,22 @@ public final class CdcRelay implements AutoCloseable {
             throw new IllegalStateException("CDC mode needs wal_level = logical, the server runs with " + level
                     + " (ALTER SYSTEM SET wal_level = logical, then restart PostgreSQL; README, \"CDC mode\")");
         }
+        if (!store.publishesOutbox(config.publication())) {
+            // the table was dropped and created again (a schema migrated anew): the publication
+            // survives without it, and the slot would stream nothing at all, silently
+            LOG.error(
+                    "publication {} does not publish message_outbox (was the table created again?): adding it",
+                    config.publication());
+            try {
+                store.addOutboxTo(config.publication());
+            } catch (DataAccessException e) {
+                throw new IllegalStateException(
+                        "publication " + config.publication() + " does not publish"
+                                + " message_outbox and it cannot be added (" + e.getMessage() + "): run"
+                                + " ALTER PUBLICATION " + config.publication() + " ADD TABLE message_outbox",
+                        e);
+            }
+        }
         CdcSlotView slot = store.slot(config.slot()).orElse(null);
         if (slot != null && slot.lost()) {
             slotsRecreated.incrementAndGet();

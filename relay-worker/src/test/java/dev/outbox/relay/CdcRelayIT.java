@@ -155,6 +155,29 @@ class CdcRelayIT {
     }
 
     @Test
+    void aPublicationThatLostItsTableGetsItBackAndRowsStream() throws Exception {
+        // message_outbox dropped and created again (a schema migrated anew) leaves the database's
+        // publication without it: the slot would stream nothing, silently
+        fx.db.execute("ALTER PUBLICATION outbox_inserts DROP TABLE message_outbox");
+        try {
+            RecordingQueue queue = observe("#");
+            RelayApp relay = startRelay();
+            await().atMost(WAIT).until(() -> relay.cdc().reading());
+            assertEquals(
+                    1L,
+                    fx.db.count("SELECT count(*) FROM pg_publication_tables WHERE pubname = 'outbox_inserts'"
+                            + " AND tablename = 'message_outbox'"));
+            List<NewOutboxMessage> rows = fx.placeAndCapture(MessageContext.none());
+            queue.await(rows.size(), WAIT);
+            await().atMost(WAIT).until(() -> relay.cdc().streamed() == rows.size());
+        } finally {
+            fx.db.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_publication_tables WHERE pubname ="
+                    + " 'outbox_inserts' AND tablename = 'message_outbox') THEN ALTER PUBLICATION outbox_inserts"
+                    + " ADD TABLE message_outbox; END IF; END $$");
+        }
+    }
+
+    @Test
     void rowsCommittedBeforeTheSlotExistedArePublishedByTheRetryPath() throws Exception {
         RecordingQueue queue = observe("#");
         List<NewOutboxMessage> old = new ArrayList<>();

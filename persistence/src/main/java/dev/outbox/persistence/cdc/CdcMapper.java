@@ -21,6 +21,12 @@ public interface CdcMapper {
 
     String walLevel();
 
+    /** Whether {@code publication} publishes this schema's {@code message_outbox}. */
+    boolean publishesOutbox(@Param("publication") String publication);
+
+    /** Puts {@code message_outbox} (back) into the publication; needs ownership of both. */
+    void addOutboxTo(@Param("publication") String publication);
+
     /**
      * Writes a tick into the WAL (a non-transactional logical decoding message): the xmin of a
      * snapshot taken now and the time. Every transaction whose id precedes that xmin has committed

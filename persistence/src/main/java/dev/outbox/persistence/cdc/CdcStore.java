@@ -46,6 +46,17 @@ public class CdcStore {
     }
 
     @Transactional(force = true)
+    public boolean publishesOutbox(String publication) {
+        return mapper.publishesOutbox(publication);
+    }
+
+    /** {@code publication} is checked by the caller to be a plain name (CdcConfig): it is spliced in. */
+    @Transactional(force = true)
+    public void addOutboxTo(String publication) {
+        mapper.addOutboxTo(publication);
+    }
+
+    @Transactional(force = true)
     public String emitTick(String prefix) {
         return mapper.emitTick(prefix);
     }
