@@ -54,4 +54,31 @@ public final class BackoffPolicy {
         long ceiling = schedule.get(attemptsMade).toMillis();
         return new Retry(Duration.ofMillis((long) (random.getAsDouble() * ceiling)));
     }
+
+    /**
+     * A failed attempt's fate, the same in polling and CDC mode.
+     *
+     * @param retryAfter when to try again; null: park
+     * @param detail what to record with the code
+     */
+    public record Verdict(Duration retryAfter, String detail) {
+        public boolean park() {
+            return retryAfter == null;
+        }
+    }
+
+    /**
+     * Parks a permanent failure at once; retries a retryable one on the schedule until it is spent.
+     *
+     * @param attemptsMade attempts made so far, including the one that just failed
+     */
+    public Verdict decide(dev.outbox.kernel.outbox.ErrorCode code, String detail, int attemptsMade) {
+        if (!code.retryable()) {
+            return new Verdict(null, detail);
+        }
+        if (afterFailure(Math.max(1, attemptsMade)) instanceof Retry retry) {
+            return new Verdict(retry.delay(), detail);
+        }
+        return new Verdict(null, detail + " (all " + maxAttempts() + " attempts failed)");
+    }
 }

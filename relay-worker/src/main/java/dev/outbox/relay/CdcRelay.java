@@ -730,15 +730,9 @@ public final class CdcRelay implements AutoCloseable {
 
     /** Parks permanent failures at once; retries the others on the backoff schedule, as polling does. */
     private CdcStore.Failure decide(OutboxRecord row, ErrorCode code, String detail) {
-        if (!code.retryable()) {
-            return new CdcStore.Failure(row.id(), code, detail, null);
-        }
-        BackoffPolicy.Decision d = backoff.afterFailure(Math.max(1, row.attemptCount() + 1));
-        if (d instanceof BackoffPolicy.Retry retry) {
-            return new CdcStore.Failure(row.id(), code, detail, retry.delay());
-        }
-        return new CdcStore.Failure(
-                row.id(), code, detail + " (all " + backoff.maxAttempts() + " attempts failed)", null);
+        // a streamed row was never claimed: this attempt is not counted in the row yet
+        BackoffPolicy.Verdict v = backoff.decide(code, detail, row.attemptCount() + 1);
+        return new CdcStore.Failure(row.id(), code, v.detail(), v.retryAfter());
     }
 
     @Override

@@ -332,14 +332,11 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
 
     /** Park permanent failures at once; retry the others on the backoff schedule until it is spent. */
     Failure decide(OutboxRecord row, ErrorCode code, String detail) {
-        if (!code.retryable()) {
-            return Failure.park(row.lease(), code, detail);
-        }
-        BackoffPolicy.Decision d = backoff.afterFailure(Math.max(1, row.attemptCount()));
-        if (d instanceof BackoffPolicy.Retry retry) {
-            return Failure.retry(row.lease(), code, detail, retry.delay());
-        }
-        return Failure.park(row.lease(), code, detail + " (all " + backoff.maxAttempts() + " attempts failed)");
+        // the claim counted this attempt already
+        BackoffPolicy.Verdict v = backoff.decide(code, detail, row.attemptCount());
+        return v.park()
+                ? Failure.park(row.lease(), code, v.detail())
+                : Failure.retry(row.lease(), code, v.detail(), v.retryAfter());
     }
 
     /** Fails overdue messages; returns how many. Called by the relay's timer. */

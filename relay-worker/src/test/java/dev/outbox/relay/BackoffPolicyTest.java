@@ -49,4 +49,25 @@ class BackoffPolicyTest {
         assertThrows(IllegalArgumentException.class, () -> new BackoffPolicy(List.of()));
         assertThrows(IllegalArgumentException.class, () -> two.afterFailure(0));
     }
+
+    @Test
+    void aVerdictParksPermanentFailuresAtOnceAndRetryableOnesWhenTheScheduleIsSpent() {
+        // the one decision both relays (polling and CDC) take on a failed attempt
+        BackoffPolicy.Verdict permanent =
+                atCeiling.decide(dev.outbox.kernel.outbox.ErrorCode.UNROUTABLE, "basic.return 312", 1);
+        org.junit.jupiter.api.Assertions.assertTrue(permanent.park());
+        assertEquals("basic.return 312", permanent.detail());
+
+        BackoffPolicy.Verdict retry =
+                atCeiling.decide(dev.outbox.kernel.outbox.ErrorCode.CONNECTION_LOST, "connection lost", 1);
+        assertEquals(java.time.Duration.ofSeconds(10), retry.retryAfter());
+        assertEquals("connection lost", retry.detail());
+
+        BackoffPolicy.Verdict spent = atCeiling.decide(
+                dev.outbox.kernel.outbox.ErrorCode.CONNECTION_LOST,
+                "connection lost",
+                RelayConfig.DEFAULT_BACKOFF.size());
+        org.junit.jupiter.api.Assertions.assertTrue(spent.park());
+        assertEquals("connection lost (all 5 attempts failed)", spent.detail());
+    }
 }
