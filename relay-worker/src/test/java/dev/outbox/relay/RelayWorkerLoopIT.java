@@ -149,9 +149,25 @@ class RelayWorkerLoopIT {
         relay = new OutboxRelay(RelayConfig.from(settings), fx.store(), session, new RelayStats());
         RecordingQueue wire = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "#");
         relay.start();
-        for (int i = 0; i < 30; i++) {
-            fx.insertRaw("order.noted", "order.noted", Topology.ORDERS_EXCHANGE, "{\"n\":" + i + "}");
-            Thread.sleep(200); // a steady trickle over 6 s: long enough to meet several suspect slices
+        // a steady trickle, one row every 200 ms for 6 s: long enough to meet several suspect slices
+        AtomicInteger written = new AtomicInteger();
+        java.util.concurrent.ScheduledExecutorService trickle =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        try {
+            trickle.scheduleAtFixedRate(
+                    () -> {
+                        int i = written.get();
+                        if (i < 30) {
+                            fx.insertRaw("order.noted", "order.noted", Topology.ORDERS_EXCHANGE, "{\"n\":" + i + "}");
+                            written.incrementAndGet();
+                        }
+                    },
+                    0,
+                    200,
+                    java.util.concurrent.TimeUnit.MILLISECONDS);
+            await().atMost(Duration.ofSeconds(30)).until(() -> written.get() == 30);
+        } finally {
+            trickle.shutdownNow();
         }
         await().atMost(Duration.ofSeconds(20)).until(() -> fx.countByStatus("PUBLISHED") == 30);
         double slowest = ((Number) fx.db.scalar("SELECT max(extract(epoch FROM published_at - created_at))"

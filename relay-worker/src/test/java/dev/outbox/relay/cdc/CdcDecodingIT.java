@@ -92,29 +92,16 @@ class CdcDecodingIT {
         Map<String, Integer> kinds = new java.util.TreeMap<>();
         // the slot gives what is flushed to disk: with asynchronous commit (the embedded server's
         // default) the last commits reach it a moment later, so read until they are all there
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (streamed.size() < written.size() && System.nanoTime() < deadline) {
-            try (Connection c = pool.getConnection();
-                    PreparedStatement ps = c.prepareStatement("SELECT data FROM pg_logical_slot_get_binary_changes(?,"
-                            + " NULL, NULL, 'proto_version', '1', 'publication_names', 'outbox_inserts', 'messages',"
-                            + " 'true')")) {
-                ps.setString(1, SLOT);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        PgOutput.Message m = PgOutput.decode(ByteBuffer.wrap(rs.getBytes(1)));
-                        kinds.merge(m.getClass().getSimpleName(), 1, Integer::sum);
-                        if (m instanceof PgOutput.Relation rel) {
-                            relations.put(rel.id(), new CdcRows.Columns(rel.columns()));
-                        } else if (m instanceof PgOutput.Insert ins) {
-                            OutboxRecord r = CdcRows.toRecord(relations.get(ins.relationId()), ins.values());
-                            streamed.put(r.id(), r);
-                        }
-                    }
-                }
-            }
-            if (streamed.size() < written.size()) {
-                Thread.sleep(50);
-            }
+        try {
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> {
+                        readChanges(relations, kinds, streamed);
+                        return streamed.size() >= written.size();
+                    });
+        } catch (org.awaitility.core.ConditionTimeoutException missing) {
+            // the assertion below says what is missing, with the slot's and the server's state
         }
         assertEquals(
                 written.size(),
@@ -151,6 +138,29 @@ class CdcDecodingIT {
         }
         System.out.printf("[cdc-decoding] %d rows compared, %d of them refused alike%n", compared, refused);
         assertTrue(refused > 0, "the generated rows include ones the mapper refuses");
+    }
+
+    /** Takes what the slot has now (consuming it) into {@code streamed}. */
+    private void readChanges(
+            Map<Integer, CdcRows.Columns> relations, Map<String, Integer> kinds, Map<UUID, OutboxRecord> streamed)
+            throws java.sql.SQLException {
+        try (Connection c = pool.getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT data FROM pg_logical_slot_get_binary_changes(?, NULL,"
+                        + " NULL, 'proto_version', '1', 'publication_names', 'outbox_inserts', 'messages', 'true')")) {
+            ps.setString(1, SLOT);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    PgOutput.Message m = PgOutput.decode(ByteBuffer.wrap(rs.getBytes(1)));
+                    kinds.merge(m.getClass().getSimpleName(), 1, Integer::sum);
+                    if (m instanceof PgOutput.Relation rel) {
+                        relations.put(rel.id(), new CdcRows.Columns(rel.columns()));
+                    } else if (m instanceof PgOutput.Insert ins) {
+                        OutboxRecord r = CdcRows.toRecord(relations.get(ins.relationId()), ins.values());
+                        streamed.put(r.id(), r);
+                    }
+                }
+            }
+        }
     }
 
     /** Everything of a mapping that reaches the wire (or the refusal), comparable with equals. */
