@@ -13,6 +13,7 @@ import dev.outbox.persistence.DataSources;
 import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.persistence.cdc.CdcSlotView;
 import dev.outbox.persistence.cdc.CdcStore;
+import dev.outbox.persistence.cdc.CdcWrite;
 import dev.outbox.relay.cdc.CdcRows;
 import dev.outbox.relay.cdc.PgOutput;
 import java.io.IOException;
@@ -23,6 +24,7 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -96,6 +98,18 @@ public final class CdcRelay implements AutoCloseable {
     private volatile String state = "starting";
 
     private record Outcome(Row row, ErrorCode code, String detail, boolean leaveToRetryPath) {}
+
+    /**
+     * How long an outcome waits for its row to become visible before the relay gives up on it (a
+     * row deleted right after its commit). Visibility follows the commit by microseconds to
+     * milliseconds; the wait only bounds the odd case.
+     */
+    static final Duration VISIBILITY_WAIT = Duration.ofSeconds(10);
+
+    /** Outcomes whose rows were not visible yet when first written (recorder thread only). */
+    private final Map<Outcome, Long> invisibleSince = new java.util.IdentityHashMap<>();
+
+    private final AtomicLong marksDeferred = new AtomicLong();
 
     private record Resolved(Row row, boolean confirmed) {}
 
@@ -173,6 +187,11 @@ public final class CdcRelay implements AutoCloseable {
 
     public long leftToRetryPath() {
         return leftToRetryPath.get();
+    }
+
+    /** Outcomes written again because their row was not visible yet when the first write ran. */
+    public long marksDeferred() {
+        return marksDeferred.get();
     }
 
     public long slotsRecreated() {
@@ -358,7 +377,9 @@ public final class CdcRelay implements AutoCloseable {
                 return size() > REMEMBERED_AGGREGATES;
             }
         };
-        final Set<String> blocked = new java.util.HashSet<>();
+        /** Aggregates whose last version the stream left to the retry path, with that row's id. */
+        final Map<String, UUID> blocked = new HashMap<>();
+
         final PublishListener<Row> listener = listener();
         ConfirmPublisher<Row> publisher;
 
@@ -372,7 +393,7 @@ public final class CdcRelay implements AutoCloseable {
                     if (r.confirmed) {
                         confirmedVersions.put(key, row.record.aggregateVersion());
                     } else {
-                        blocked.add(key);
+                        blocked.put(key, row.record.id());
                     }
                     ArrayDeque<Row> queue = waiting.get(key);
                     if (queue != null && queue.peek() == row) {
@@ -512,7 +533,7 @@ public final class CdcRelay implements AutoCloseable {
             PublishListener<Row> listener,
             Map<String, ArrayDeque<Row>> waiting,
             Map<String, Long> confirmedVersions,
-            Set<String> blocked)
+            Map<String, UUID> blocked)
             throws InterruptedException {
         List<Row> ask = new ArrayList<>();
         List<Row> go = new ArrayList<>();
@@ -536,7 +557,7 @@ public final class CdcRelay implements AutoCloseable {
                 continue;
             }
             Long confirmed = confirmedVersions.get(key);
-            if (!blocked.contains(key)
+            if (!blocked.containsKey(key)
                     && (rec.aggregateVersion() == 1L || confirmed != null && confirmed == rec.aggregateVersion() - 1)) {
                 waiting.computeIfAbsent(key, k -> new ArrayDeque<>()).add(row);
                 go.add(row);
@@ -545,8 +566,12 @@ public final class CdcRelay implements AutoCloseable {
             }
         }
         if (!ask.isEmpty()) {
+            List<UUID> leftBehind = new ArrayList<>(ask.size());
+            for (Row row : ask) {
+                leftBehind.add(blocked.get(row.key()));
+            }
             Set<Integer> held = store.heldBehindEarlierVersions(
-                    ask.stream().map(r -> r.record).toList());
+                    ask.stream().map(r -> r.record).toList(), leftBehind);
             for (int i = 0; i < ask.size(); i++) {
                 Row row = ask.get(i);
                 String key = row.key();
@@ -674,13 +699,39 @@ public final class CdcRelay implements AutoCloseable {
                 continue;
             }
             try {
-                write(batch);
+                Set<Outcome> unseen = write(batch);
                 failures = 0;
+                long now = System.nanoTime();
+                List<Outcome> again = new ArrayList<>();
                 for (Outcome done : batch) {
+                    if (unseen.contains(done)) {
+                        long since = invisibleSince.computeIfAbsent(done, k -> now);
+                        if (now - since < VISIBILITY_WAIT.toNanos()) {
+                            again.add(done);
+                            continue;
+                        }
+                        invisibleSince.remove(done);
+                        LOG.warn(
+                                "row {} came through the slot but is not in the table {} ms later (deleted?):"
+                                        + " nothing recorded for it",
+                                done.row.record.id(),
+                                VISIBILITY_WAIT.toMillis());
+                        unrecorded.decrementAndGet();
+                        resolved.add(new Resolved(done.row, false));
+                        continue;
+                    }
+                    invisibleSince.remove(done);
                     unrecorded.decrementAndGet();
                     resolved.add(new Resolved(done.row, done.code == null && !done.leaveToRetryPath));
                 }
                 batch.clear();
+                if (!again.isEmpty()) {
+                    // the committing session makes its transaction visible a moment after the stream
+                    // delivered it: write these again shortly, before anything newer is settled behind them
+                    marksDeferred.addAndGet(again.size());
+                    batch.addAll(again);
+                    java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+                }
             } catch (DataAccessException e) {
                 failures++;
                 stats.outcomeUnrecorded();
@@ -706,7 +757,8 @@ public final class CdcRelay implements AutoCloseable {
         }
     }
 
-    private void write(List<Outcome> batch) {
+    /** Writes the batch's outcomes; returns those whose rows this session does not see yet. */
+    private Set<Outcome> write(List<Outcome> batch) {
         List<UUID> published = new ArrayList<>();
         List<CdcStore.Failure> failed = new ArrayList<>();
         for (Outcome o : batch) {
@@ -718,14 +770,30 @@ public final class CdcRelay implements AutoCloseable {
                 failed.add(decide(o.row.record, o.code, o.detail));
             }
         }
-        Set<UUID> marked = store.markPublished(published);
-        if (marked.size() < published.size()) {
-            LOG.info(
-                    "{} streamed row(s) were no longer PENDING when confirmed (cancelled, or taken by the retry path):"
-                            + " their state stands",
-                    published.size() - marked.size());
+        // one statement per kind answers for every row it saw, from one snapshot (CdcMapper.xml)
+        List<CdcWrite> answers = new ArrayList<>(store.markPublished(published));
+        answers.addAll(store.recordFailures(failed));
+        Set<UUID> seen = new HashSet<>();
+        int stands = 0;
+        for (CdcWrite a : answers) {
+            seen.add(a.id());
+            if (!a.written()) {
+                stands++;
+            }
         }
-        store.recordFailures(failed);
+        if (stands > 0) {
+            LOG.info(
+                    "{} streamed row(s) were no longer PENDING when their outcome came (cancelled, or taken by the"
+                            + " retry path): their state stands",
+                    stands);
+        }
+        Set<Outcome> unseen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Outcome o : batch) {
+            if (!o.leaveToRetryPath && !seen.contains(o.row.record.id())) {
+                unseen.add(o);
+            }
+        }
+        return unseen;
     }
 
     /** Parks permanent failures at once; retries the others on the backoff schedule, as polling does. */

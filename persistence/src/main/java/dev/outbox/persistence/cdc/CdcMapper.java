@@ -50,13 +50,13 @@ public interface CdcMapper {
             @Param("streamTimeMicros") long streamTimeMicros);
 
     /** Marks published those of {@code ids} that are still PENDING; returns those it marked. */
-    List<UUID> markPublished(@Param("ids") UUID[] ids);
+    List<CdcWrite> markPublished(@Param("ids") UUID[] ids);
 
     /**
      * Records failed attempts of rows still PENDING: retry ({@code delaysMillis} >= 0) or park
      * ({@code delaysMillis} < 0); returns the rows it changed.
      */
-    List<UUID> recordFailures(
+    List<CdcWrite> recordFailures(
             @Param("ids") UUID[] ids,
             @Param("codes") String[] codes,
             @Param("messages") String[] messages,
@@ -64,10 +64,12 @@ public interface CdcMapper {
 
     /**
      * Of the given rows (by 1-based position in the arrays), those with an earlier version of their
-     * aggregate that is neither published nor cancelled: they must wait for it.
+     * aggregate that is neither published nor cancelled, or whose row left behind ({@code leftIds},
+     * may hold nulls) this session does not see finished: they must wait for it.
      */
     List<Integer> heldBehindEarlierVersions(
             @Param("aggregateTypes") String[] aggregateTypes,
             @Param("aggregateIds") String[] aggregateIds,
-            @Param("versions") Long[] versions);
+            @Param("versions") Long[] versions,
+            @Param("leftIds") UUID[] leftIds);
 }

@@ -76,20 +76,23 @@ public class CdcStore {
         mapper.savePosition(slot, relayId, streamXmin, confirmedLsn, streamTimeMicros);
     }
 
-    /** Marks the rows published that are still PENDING; returns those. */
+    /**
+     * Marks the rows published that are still {@code PENDING}; answers for every row the statement
+     * saw (a row it did not see is not visible yet, or gone).
+     */
     @Transactional(force = true)
-    public Set<UUID> markPublished(List<UUID> ids) {
+    public List<CdcWrite> markPublished(List<UUID> ids) {
         if (ids.isEmpty()) {
-            return Set.of();
+            return List.of();
         }
-        return new HashSet<>(mapper.markPublished(ids.toArray(UUID[]::new)));
+        return mapper.markPublished(ids.toArray(UUID[]::new));
     }
 
-    /** Records failed attempts of rows that are still PENDING; returns those. */
+    /** Records failed attempts of rows that are still {@code PENDING}; answers as {@link #markPublished}. */
     @Transactional(force = true)
-    public Set<UUID> recordFailures(List<Failure> failures) {
+    public List<CdcWrite> recordFailures(List<Failure> failures) {
         if (failures.isEmpty()) {
-            return Set.of();
+            return List.of();
         }
         int n = failures.size();
         UUID[] ids = new UUID[n];
@@ -103,12 +106,16 @@ public class CdcStore {
             messages[i] = f.message();
             delays[i] = f.delay() == null ? -1L : f.delay().toMillis();
         }
-        return new HashSet<>(mapper.recordFailures(ids, codes, messages, delays));
+        return mapper.recordFailures(ids, codes, messages, delays);
     }
 
-    /** Of {@code rows} (each with a version), the indexes (0-based) of those an unfinished earlier version holds. */
+    /**
+     * Of {@code rows} (each with a version), the indexes (0-based) of those that must wait: an
+     * unfinished earlier version holds them, or the row the stream left behind for their aggregate
+     * ({@code leftBehind}, same positions, null where none) is not seen finished.
+     */
     @Transactional(force = true)
-    public Set<Integer> heldBehindEarlierVersions(List<OutboxRecord> rows) {
+    public Set<Integer> heldBehindEarlierVersions(List<OutboxRecord> rows, List<UUID> leftBehind) {
         if (rows.isEmpty()) {
             return Set.of();
         }
@@ -122,7 +129,8 @@ public class CdcStore {
             versions[i] = rows.get(i).aggregateVersion();
         }
         Set<Integer> held = new HashSet<>();
-        for (Integer oneBased : mapper.heldBehindEarlierVersions(types, aggregates, versions)) {
+        for (Integer oneBased :
+                mapper.heldBehindEarlierVersions(types, aggregates, versions, leftBehind.toArray(UUID[]::new))) {
             held.add(oneBased - 1);
         }
         return held;
