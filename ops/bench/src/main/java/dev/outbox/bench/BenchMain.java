@@ -20,9 +20,10 @@ import java.util.Set;
  * like. See the README's Performance section for what each part measures.
  *
  * <pre>
- * ops/bench.sh [--quick] [--rows N] [--out DIR] [--only throughput,latency,growth,http]
- *              [--scenarios A,B,Bf,N,P,Pf,R,Rf] [--processes 1,2,4] [--relay OUTBOX_RELAY_X=value ...]
- *              [--relay-only] [--loads 200,1000,3000] [--latency-runs 5] [--latency-modes notify,poll]
+ * ops/bench.sh [--quick] [--rows N] [--out DIR] [--only throughput,latency,growth,http,backlog]
+ *              [--backlog-rows 1000000]
+ *              [--scenarios A,B,Bf,N,P,Pf,R,Rf,C] [--processes 1,2,4] [--relay OUTBOX_RELAY_X=value ...]
+ *              [--relay-only] [--loads 200,1000,3000] [--latency-runs 5] [--latency-modes notify,poll,cdc]
  * </pre>
  *
  * <p>Throughput scenarios: A broker ceiling, B database ceiling, N naive relay, P plain batch
@@ -45,7 +46,8 @@ public final class BenchMain {
             int[] loads,
             int latencyRuns,
             Set<String> latencyModes,
-            Path clusterEnv) {
+            Path clusterEnv,
+            int backlogRows) {
         boolean runs(String part) {
             return only.isEmpty() || only.contains(part);
         }
@@ -76,6 +78,10 @@ public final class BenchMain {
         }
         if (o.runs("http")) {
             HttpOverhead.section(env, report, o);
+        }
+        // a million rows take about 20 minutes: only when asked for, or tiny with --quick so the tool keeps working
+        if (o.only().contains("backlog") || o.quick()) {
+            BacklogDrain.section(env, report, o);
         }
         if (o.clusterEnv() != null && o.runs("quorum")) {
             QuorumRun.section(env, report, o, o.clusterEnv());
@@ -364,8 +370,9 @@ public final class BenchMain {
         Set<String> scenarios = new LinkedHashSet<>(SCENARIOS);
         int[] loads = {200, 1_000, 3_000};
         Integer latencyRuns = null;
-        Set<String> latencyModes = new LinkedHashSet<>(List.of("notify", "poll"));
+        Set<String> latencyModes = new LinkedHashSet<>(List.of("notify", "poll", "cdc"));
         Path clusterEnv = null;
+        Integer backlogRows = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> quick = true;
@@ -378,6 +385,7 @@ public final class BenchMain {
                     }
                 }
                 case "--latency-runs" -> latencyRuns = Integer.parseInt(args[++i]);
+                case "--backlog-rows" -> backlogRows = Integer.parseInt(args[++i]);
                 case "--latency-modes" -> latencyModes = new LinkedHashSet<>(List.of(args[++i].split(",")));
                 case "--loads" ->
                     loads = java.util.Arrays.stream(args[++i].split(","))
@@ -400,14 +408,19 @@ public final class BenchMain {
                 }
                 default ->
                     throw new IllegalArgumentException("unknown argument " + args[i]
-                            + "; usage: ops/bench.sh [--quick] [--rows N] [--out DIR] [--only throughput,latency,growth,http,quorum]"
+                            + "; usage: ops/bench.sh [--quick] [--rows N] [--out DIR] [--only throughput,latency,growth,http,quorum,backlog]"
+                            + " [--backlog-rows 1000000]"
                             + " [--processes 1,2,4] [--relay OUTBOX_RELAY_X=value] [--relay-only]"
-                            + " [--scenarios A,B,Bf,N,P,Pf,R,Rf] [--loads 200,1000,3000] [--latency-runs 5]"
-                            + " [--latency-modes notify,poll] [--cluster-env /var/tmp/outbox-cluster/cluster.env]");
+                            + " [--scenarios A,B,Bf,N,P,Pf,R,Rf,C] [--loads 200,1000,3000] [--latency-runs 5]"
+                            + " [--latency-modes notify,poll,cdc] [--cluster-env /var/tmp/outbox-cluster/cluster.env]");
             }
         }
+        if (!Set.of("notify", "poll", "cdc").containsAll(latencyModes)) {
+            throw new IllegalArgumentException("--latency-modes takes notify, poll and cdc, not " + latencyModes);
+        }
         for (String part : only) {
-            if (!Set.of("throughput", "latency", "growth", "http", "quorum").contains(part)) {
+            if (!Set.of("throughput", "latency", "growth", "http", "quorum", "backlog")
+                    .contains(part)) {
                 throw new IllegalArgumentException(
                         "--only knows throughput, latency, growth, http, quorum; not " + part);
             }
@@ -434,6 +447,7 @@ public final class BenchMain {
                 loads,
                 latencyRuns != null ? latencyRuns : quick ? 1 : 5,
                 latencyModes,
-                clusterEnv);
+                clusterEnv,
+                backlogRows != null ? backlogRows : quick ? 2_000 : 1_000_000);
     }
 }

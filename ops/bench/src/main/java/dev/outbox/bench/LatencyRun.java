@@ -17,8 +17,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Commit-to-publish and commit-to-consume at fixed offered loads, with the relay woken by
- * LISTEN/NOTIFY and with the relay only polling (and the notification trigger disabled, so the
- * writers do not pay for notifications nobody listens to). Open loop: transaction {@code k} is due at
+ * LISTEN/NOTIFY, with the relay only polling (and the notification trigger disabled, so the
+ * writers do not pay for notifications nobody listens to), and with the relay reading the
+ * write-ahead log (CDC mode, notification trigger disabled too). Open loop: transaction {@code k} is due at
  * {@code start + k / rate} whatever happened to the ones before, on a pool of producer
  * connections; each is one business transaction that inserts one outbox row and commits. The
  * commit is timed when {@code commit()} returns; the publish when the broker's confirm reaches
@@ -29,8 +30,24 @@ final class LatencyRun {
     static final int PRODUCERS = 16;
 
     /** @param broker the part of {@code publish} between handing the message to the broker and its confirm */
+    /** How the relay learns of a new row. */
+    enum Wake {
+        NOTIFY("LISTEN/NOTIFY"),
+        POLL("poll only"),
+        CDC("CDC (WAL stream)");
+
+        final String label;
+
+        Wake(String label) {
+            this.label = label;
+        }
+    }
+
+    /** The slot the CDC runs read (created before each run, dropped after it). */
+    static final String CDC_SLOT = "outbox_bench_latency";
+
     record Result(
-            boolean listen,
+            Wake wake,
             int offered,
             double achieved,
             Percentiles publish,
@@ -57,12 +74,11 @@ final class LatencyRun {
         List<Result> results = new ArrayList<>();
         List<String> spreads = new ArrayList<>();
         List<List<String>> everyRun = new ArrayList<>();
-        List<Boolean> modes = new ArrayList<>();
-        if (o.latencyModes().contains("notify")) {
-            modes.add(true);
-        }
-        if (o.latencyModes().contains("poll")) {
-            modes.add(false);
+        List<Wake> modes = new ArrayList<>();
+        for (Wake w : Wake.values()) {
+            if (o.latencyModes().contains(w.name().toLowerCase(java.util.Locale.ROOT))) {
+                modes.add(w);
+            }
         }
         // The first run in a JVM also measured the JIT compiling the relay's and the producers' hot
         // paths (its commit-to-hand-over p99 was twice the later runs'): one run, not reported,
@@ -73,16 +89,16 @@ final class LatencyRun {
                     "  latency warm-up run (not reported): publish p99 %.1f ms%n",
                     discarded.publish().p99());
         }
-        for (boolean listen : modes) {
+        for (Wake wake : modes) {
             for (int load : loads) {
                 List<Result> runs = new ArrayList<>();
                 for (int i = 0; i < repeats; i++) {
-                    runs.add(run(env, o, load, listen, warmup, measure));
+                    runs.add(run(env, o, load, wake, warmup, measure));
                 }
                 for (int i = 0; i < runs.size(); i++) {
                     Result x = runs.get(i);
                     everyRun.add(Report.row(
-                            x.listen() ? "LISTEN/NOTIFY" : "poll only",
+                            x.wake().label,
                             Integer.toString(load),
                             Integer.toString(i + 1),
                             Report.num(x.publish().p50()),
@@ -117,7 +133,7 @@ final class LatencyRun {
                 System.out.printf(
                         "  latency %s %5d ev/s: publish p50 %.1f p99 %.1f max %.1f ms (broker p99 %.1f);"
                                 + " consume p99 %.1f ms%n",
-                        listen ? "NOTIFY" : "poll  ",
+                        wake,
                         load,
                         r.publish().p50(),
                         r.publish().p99(),
@@ -132,7 +148,7 @@ final class LatencyRun {
         for (int i = 0; i < results.size(); i++) {
             Result r = results.get(i);
             rows.add(Report.row(
-                    r.listen() ? "LISTEN/NOTIFY" : "poll only (" + poll + ")",
+                    label(r.wake(), poll),
                     Integer.toString(r.offered()),
                     Report.num(r.achieved()),
                     Report.num(r.publish().p50()),
@@ -196,7 +212,7 @@ final class LatencyRun {
         double[][] p99 = new double[modes.size()][loads.length];
         List<String> series = new ArrayList<>();
         for (int m = 0; m < modes.size(); m++) {
-            series.add(modes.get(m) ? "LISTEN/NOTIFY" : "poll only (" + poll + ")");
+            series.add(label(modes.get(m), poll));
             for (int i = 0; i < loads.length; i++) {
                 p99[m][i] = results.get(m * loads.length + i).publish().p99();
             }
@@ -204,8 +220,13 @@ final class LatencyRun {
         report.groupedChart("latency.png", "Commit-to-publish p99 (ms)", "ms", series, cats, p99);
     }
 
-    static Result run(BenchEnv env, BenchMain.Options o, int rate, boolean listen, Duration warmup, Duration measure)
+    private static String label(Wake wake, String poll) {
+        return wake == Wake.POLL ? "poll only (" + poll + ")" : wake.label;
+    }
+
+    static Result run(BenchEnv env, BenchMain.Options o, int rate, Wake wake, Duration warmup, Duration measure)
             throws Exception {
+        boolean listen = wake == Wake.NOTIFY;
         env.clean();
         int total = (int) (rate * (warmup.toMillis() + measure.toMillis()) / 1000);
         List<NewOutboxMessage> events = Backlog.placed(total);
@@ -216,11 +237,27 @@ final class LatencyRun {
         Map<String, String> relaySettings = new HashMap<>(o.relay());
         relaySettings.put("OUTBOX_RELAY_LISTEN", Boolean.toString(listen));
         relaySettings.put("OUTBOX_RELAY_ID", "bench-latency");
+        if (wake == Wake.CDC) {
+            relaySettings.put("OUTBOX_RELAY_MODE", "cdc");
+            relaySettings.put("OUTBOX_RELAY_CDC_SLOT", CDC_SLOT);
+            RelayDrain.dropSlot(env, CDC_SLOT);
+        }
         // idle polling means no notifications at all: the business transactions do not send them either
         env.notifyTrigger(listen);
         try (RunConditions conditions = new RunConditions(env);
                 RelayApp relay = RelayApp.start(env.settings(relaySettings));
                 Connection consumerConnection = env.broker.connectionFactory().newConnection("bench-consumer")) {
+            if (wake == Wake.CDC) {
+                // the rows must come through the stream: the producers start once the slot is read
+                long readingDeadline =
+                        System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while (!relay.cdc().reading()) {
+                    if (System.nanoTime() > readingDeadline) {
+                        throw new IllegalStateException("the CDC relay did not read its slot within 30 s");
+                    }
+                    Thread.sleep(20);
+                }
+            }
             relay.relay().stats().tapConfirms((id, brokerNanos) -> {
                 confirmedAt.put(id, System.nanoTime());
                 brokerTook.put(id, brokerNanos);
@@ -297,7 +334,7 @@ final class LatencyRun {
             }
             double achieved = measured / ((lastCommit - measureFrom) / 1e9);
             return new Result(
-                    listen,
+                    wake,
                     rate,
                     achieved,
                     Percentiles.ofNanos(java.util.Arrays.copyOf(publish, np)),
@@ -310,6 +347,9 @@ final class LatencyRun {
                     observed);
         } finally {
             env.notifyTrigger(true);
+            if (wake == Wake.CDC) {
+                RelayDrain.dropSlot(env, CDC_SLOT);
+            }
         }
     }
 

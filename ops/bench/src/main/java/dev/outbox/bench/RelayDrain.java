@@ -57,29 +57,28 @@ final class RelayDrain {
             withCdc.put("OUTBOX_RELAY_MODE", "cdc");
             withCdc.put("OUTBOX_RELAY_CDC_SLOT", CDC_SLOT);
             relaySettings = withCdc;
-            env.db.rows(
-                    "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?",
-                    CDC_SLOT);
+            dropSlot(env, CDC_SLOT);
         }
         try {
             return drain(env, events, processes, relaySettings, fresh, cdc);
         } finally {
             if (cdc) {
-                dropSlot(env);
+                dropSlot(env, CDC_SLOT);
             }
         }
     }
 
-    private static void dropSlot(BenchEnv env) throws InterruptedException {
+    /** Drops a benchmark's slot once no session reads it (the relays that read it have stopped). */
+    static void dropSlot(BenchEnv env, String slot) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (env.db.count("SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active", CDC_SLOT) > 0
+        while (env.db.count("SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active", slot) > 0
                 && System.nanoTime() < deadline) {
             Thread.sleep(100);
         }
         env.db.rows(
                 "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?"
                         + " AND NOT active",
-                CDC_SLOT);
+                slot);
     }
 
     private static Result drain(
