@@ -111,6 +111,15 @@ public final class CdcRelay implements AutoCloseable {
 
     private final AtomicLong marksDeferred = new AtomicLong();
 
+    /** Streams opened on the slot by this relay: more than one means it lost the stream and took it again. */
+    private final AtomicLong streamsOpened = new AtomicLong();
+
+    /**
+     * How often the stream tells the server it is alive while it reads nothing (too many outcomes
+     * unrecorded): well inside the smallest wal_sender_timeout the relay asks for (1 s).
+     */
+    static final Duration STATUS_WHILE_THROTTLED = Duration.ofMillis(250);
+
     private record Resolved(Row row, boolean confirmed) {}
 
     /** A row of the stream and the transaction it came in. */
@@ -187,6 +196,10 @@ public final class CdcRelay implements AutoCloseable {
 
     public long leftToRetryPath() {
         return leftToRetryPath.get();
+    }
+
+    public long streamsOpened() {
+        return streamsOpened.get();
     }
 
     /** Outcomes written again because their row was not visible yet when the first write ran. */
@@ -270,6 +283,13 @@ public final class CdcRelay implements AutoCloseable {
             }
         }
         CdcSlotView slot = store.slot(config.slot()).orElse(null);
+        if (slot != null && (!slot.thisDatabase() || !"pgoutput".equals(slot.plugin()))) {
+            // slot names are the server's, not the database's: another database's relay (or another
+            // tool) may have taken this one
+            throw new IllegalStateException("replication slot " + config.slot() + " belongs to database "
+                    + slot.database() + " with plugin " + slot.plugin() + ", not to this database with pgoutput:"
+                    + " give this relay a slot of its own (OUTBOX_RELAY_CDC_SLOT)");
+        }
         if (slot != null && slot.lost()) {
             slotsRecreated.incrementAndGet();
             LOG.error(
@@ -327,6 +347,7 @@ public final class CdcRelay implements AutoCloseable {
             }
             try {
                 reading = true;
+                streamsOpened.incrementAndGet();
                 state = "reading";
                 LOG.info("relay {} reads replication slot {}", relayConfig.relayId(), config.slot());
                 pump(stream);
@@ -446,6 +467,7 @@ public final class CdcRelay implements AutoCloseable {
             // none since): a stream busy replaying a backlog delivers messages, if not yet the ticks
             long silentSince = 0;
             long idleNanos = 0;
+            long lastStatus = System.nanoTime();
             while (running) {
                 settle();
                 advance(stream);
@@ -476,6 +498,13 @@ public final class CdcRelay implements AutoCloseable {
                 }
                 // 4. read, unless too much is published and not yet recorded
                 if (unrecorded.get() >= config.maxUnrecorded()) {
+                    // not reading means not answering the server's keepalives: tell it we are here,
+                    // or after wal_sender_timeout it ends the stream (a slow recorder then turned
+                    // into a reconnect storm that replayed everything in flight)
+                    if (now - lastStatus >= STATUS_WHILE_THROTTLED.toNanos()) {
+                        stream.forceUpdateStatus();
+                        lastStatus = now;
+                    }
                     Thread.sleep(5);
                     continue;
                 }

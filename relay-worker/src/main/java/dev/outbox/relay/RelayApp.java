@@ -276,6 +276,9 @@ public final class RelayApp implements AutoCloseable {
         FunctionCounter.builder("outbox.relay.cdc.slots.recreated", cdc, CdcRelay::slotsRecreated)
                 .description("times the slot was found invalidated (max_slot_wal_keep_size) and created again")
                 .register(registry);
+        FunctionCounter.builder("outbox.relay.cdc.streams.opened", cdc, CdcRelay::streamsOpened)
+                .description("streams this relay opened on the slot; growing while it reads means it keeps losing it")
+                .register(registry);
         FunctionCounter.builder("outbox.relay.cdc.marks.deferred", cdc, CdcRelay::marksDeferred)
                 .description("outcomes written again because the row's commit came through the slot before"
                         + " it was visible to other sessions")

@@ -14,7 +14,9 @@ public record CdcSlotView(
         Integer activePid,
         String walStatus,
         String confirmedFlushLsn,
-        Long lagBytes) {
+        Long lagBytes,
+        String database,
+        boolean thisDatabase) {
 
     public boolean lost() {
         return "lost".equals(walStatus);
