@@ -103,7 +103,8 @@ pg_up() {
 port = $PG_PRIMARY_PORT
 listen_addresses = '127.0.0.1'
 unix_socket_directories = '$DIR/pg'
-wal_level = replica
+# logical: the relay's CDC mode reads a slot (README, "CDC mode"); it includes what replica writes
+wal_level = logical
 max_wal_senders = 10
 hot_standby = on
 # a commit returns only once the standby has flushed it: no committed outbox row is lost in a failover

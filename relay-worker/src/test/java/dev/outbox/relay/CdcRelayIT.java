@@ -39,7 +39,7 @@ class CdcRelayIT {
     @BeforeEach
     void clean() {
         CdcTestSupport.requireLogical(fx.db);
-        dropSlot();
+        CdcTestSupport.dropSlot(fx.db, SLOT);
         fx.db.reset();
         fx.db.update("DELETE FROM outbox_cdc_position");
         fx.broker.declareTopicExchange(Topology.ORDERS_EXCHANGE);
@@ -51,20 +51,8 @@ class CdcRelayIT {
         for (int i = closing.size() - 1; i >= 0; i--) {
             closing.get(i).close();
         }
-        // a relay's walsender may take a moment to go after its connection closed
-        await().atMost(WAIT)
-                .until(() ->
-                        fx.db.count("SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active", SLOT)
-                                == 0);
-        dropSlot();
+        CdcTestSupport.awaitUnreadAndDrop(fx.db, SLOT);
         fx.close();
-    }
-
-    private void dropSlot() {
-        fx.db.rows(
-                "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?"
-                        + " AND NOT active",
-                SLOT);
     }
 
     private RelayApp startRelay(String... env) {
@@ -325,6 +313,104 @@ class CdcRelayIT {
                     got.stream().map(TestBroker.Received::messageId).toList(),
                     "version 1 before version 2");
         }
+    }
+
+    /**
+     * A migration of message_outbox while rows stream: a column added (no rewrite), a column added
+     * with a volatile default (PostgreSQL rewrites the table under an exclusive lock), then both
+     * dropped, all while writers keep committing. The slot sends the table's new shape before the
+     * first row written in it; every row, before, during and after, is published once, from the
+     * stream.
+     */
+    @Test
+    void rowsStreamThroughAMigrationOfTheOutboxTable() throws Exception {
+        RecordingQueue queue = observe("#");
+        RelayApp relay = startRelay();
+        await().atMost(WAIT).until(() -> relay.cdc().reading());
+        List<NewOutboxMessage> rows = java.util.Collections.synchronizedList(new ArrayList<>());
+        java.util.concurrent.atomic.AtomicBoolean writing = new java.util.concurrent.atomic.AtomicBoolean(true);
+        java.util.concurrent.ExecutorService writer = java.util.concurrent.Executors.newSingleThreadExecutor();
+        java.util.concurrent.Future<?> load = writer.submit(() -> {
+            while (writing.get()) {
+                rows.addAll(fx.placeAndCapture(MessageContext.none()));
+            }
+            return null;
+        });
+        try {
+            await().atMost(WAIT).until(() -> rows.size() >= 40);
+            fx.db.execute("ALTER TABLE message_outbox ADD COLUMN it_migration_note text DEFAULT 'added'");
+            int afterFirst = rows.size();
+            await().atMost(WAIT).until(() -> rows.size() >= afterFirst + 40);
+            fx.db.execute(
+                    "ALTER TABLE message_outbox ADD COLUMN it_migration_key uuid NOT NULL DEFAULT gen_random_uuid()");
+            int afterRewrite = rows.size();
+            await().atMost(WAIT).until(() -> rows.size() >= afterRewrite + 40);
+            fx.db.execute("ALTER TABLE message_outbox DROP COLUMN it_migration_key, DROP COLUMN it_migration_note");
+            int afterDrop = rows.size();
+            await().atMost(WAIT).until(() -> rows.size() >= afterDrop + 40);
+        } finally {
+            writing.set(false);
+            load.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            writer.shutdownNow();
+            fx.db.execute("ALTER TABLE message_outbox DROP COLUMN IF EXISTS it_migration_key,"
+                    + " DROP COLUMN IF EXISTS it_migration_note");
+        }
+        int total = rows.size();
+        await().atMost(WAIT).until(() -> fx.countByStatus("PUBLISHED") == total);
+        List<TestBroker.Received> got = queue.await(total, WAIT);
+        Map<String, Long> copies =
+                got.stream().collect(Collectors.groupingBy(TestBroker.Received::messageId, Collectors.counting()));
+        assertEquals(ids(rows), copies.keySet());
+        assertEquals(
+                List.of(),
+                copies.entrySet().stream().filter(e -> e.getValue() > 1).toList(),
+                "sent twice");
+        assertEquals(total, relay.cdc().streamed(), "every row came through the stream");
+        assertEquals(0, relay.relay().stats().claimed());
+    }
+
+    /**
+     * A recorder that cannot write (the outbox table locked by a migration, a slow disk) stops the
+     * stream from reading once too many outcomes wait. It must still answer the server: the
+     * benchmark's stream, throttled for longer than wal_sender_timeout, was ended by the server
+     * every 30 s or so and replayed thousands of rows each time. Here the marks are blocked 5 times
+     * longer than the relay's wal_sender_timeout (1 s): the stream stays the same one throughout.
+     */
+    @Test
+    void aStreamThrottledByABlockedRecorderKeepsItsSession() throws Exception {
+        RelayApp first = startRelay();
+        await().atMost(WAIT).until(() -> first.cdc().reading());
+        first.close();
+        closing.remove(first);
+        await().atMost(WAIT)
+                .until(() ->
+                        fx.db.count("SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active", SLOT)
+                                == 0);
+        List<NewOutboxMessage> rows = new ArrayList<>();
+        for (int i = 0; i < 150; i++) {
+            rows.addAll(fx.placeAndCapture(MessageContext.none()));
+        }
+        RecordingQueue queue = observe("#");
+        Set<String> seen = new HashSet<>();
+        RelayApp relay;
+        try (java.sql.Connection lock =
+                        java.sql.DriverManager.getConnection(fx.db.url(), fx.db.user(), fx.db.password());
+                java.sql.Statement st = lock.createStatement()) {
+            lock.setAutoCommit(false);
+            // reads go on, every update of the outbox waits
+            st.execute("LOCK TABLE message_outbox IN SHARE MODE");
+            relay = startRelay("OUTBOX_RELAY_CDC_MAX_UNRECORDED", "100", "OUTBOX_RELAY_CDC_WAL_SENDER_TIMEOUT", "1s");
+            queue.await(100, WAIT);
+            await().during(Duration.ofSeconds(5))
+                    .atMost(WAIT)
+                    .until(() -> relay.cdc().reading());
+            lock.commit();
+        }
+        await().atMost(WAIT).until(() -> fx.countByStatus("PUBLISHED") == rows.size());
+        assertEquals(1, relay.cdc().streamsOpened(), "the server never ended the stream");
+        Set<String> got = new HashSet<>();
+        queue.drain().forEach(r -> got.add(r.messageId()));
+        assertTrue(got.size() <= rows.size());
     }
 
     @Test

@@ -34,7 +34,7 @@ class CdcSlotInvalidationIT {
     @BeforeEach
     void clean() {
         CdcTestSupport.requireLogical(fx.db);
-        fx.db.rows("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?", SLOT);
+        CdcTestSupport.dropSlot(fx.db, SLOT);
         fx.db.reset();
         fx.broker.declareTopicExchange(Topology.ORDERS_EXCHANGE);
         fx.db.execute("ALTER SYSTEM SET max_slot_wal_keep_size = '16MB'");
@@ -48,11 +48,7 @@ class CdcSlotInvalidationIT {
         }
         fx.db.execute("ALTER SYSTEM RESET max_slot_wal_keep_size");
         fx.db.rows("SELECT pg_reload_conf()");
-        await().atMost(Duration.ofSeconds(30))
-                .until(() ->
-                        fx.db.count("SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active", SLOT)
-                                == 0);
-        fx.db.rows("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?", SLOT);
+        CdcTestSupport.awaitUnreadAndDrop(fx.db, SLOT);
         fx.close();
     }
 

@@ -34,7 +34,7 @@ class CdcStandbyIT {
     @BeforeEach
     void clean() {
         CdcTestSupport.requireLogical(fx.db);
-        fx.db.rows("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?", SLOT);
+        CdcTestSupport.dropSlot(fx.db, SLOT);
         fx.db.reset();
         fx.broker.declareTopicExchange(Topology.ORDERS_EXCHANGE);
     }
@@ -44,11 +44,7 @@ class CdcStandbyIT {
         for (int i = closing.size() - 1; i >= 0; i--) {
             closing.get(i).close();
         }
-        await().atMost(Duration.ofSeconds(30))
-                .until(() ->
-                        fx.db.count("SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active", SLOT)
-                                == 0);
-        fx.db.rows("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?", SLOT);
+        CdcTestSupport.awaitUnreadAndDrop(fx.db, SLOT);
         fx.close();
     }
 

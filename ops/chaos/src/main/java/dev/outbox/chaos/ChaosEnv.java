@@ -169,10 +169,46 @@ final class ChaosEnv implements AutoCloseable {
                 ps.setString(1, database);
                 ps.execute();
             }
+            dropSlotsOf(c, database);
             s.execute("DROP DATABASE IF EXISTS " + database);
             s.execute("CREATE DATABASE " + database);
         }
         return runUrl;
+    }
+
+    /**
+     * A CDC run leaves a logical replication slot in its database, and PostgreSQL refuses to drop
+     * a database a slot belongs to. Its reader's session was just ended; the slot is free once the
+     * walsender has gone.
+     */
+    private static void dropSlotsOf(Connection c, String database) throws SQLException {
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+        while (true) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT pg_drop_replication_slot(slot_name)"
+                    + " FROM pg_replication_slots WHERE database = ? AND NOT active")) {
+                ps.setString(1, database);
+                ps.execute();
+            }
+            try (PreparedStatement ps =
+                    c.prepareStatement("SELECT count(*) FROM pg_replication_slots WHERE database = ?")) {
+                ps.setString(1, database);
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    if (rs.getLong(1) == 0) {
+                        return;
+                    }
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("a replication slot of database " + database + " is still read");
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the slots of " + database, e);
+            }
+        }
     }
 
     private static String required(Map<String, String> settings, String name) {

@@ -175,6 +175,12 @@ record ChaosOptions(
         env.put("OUTBOX_RELAY_BACKOFF", "0s,1s,2s,5s,10s");
         env.put("OUTBOX_RELAY_RECONNECT_MAX", "5s");
         env.putAll(relayEnv);
+        if ("cdc".equals(env.get("OUTBOX_RELAY_MODE"))) {
+            // slot names are the server's: one of the run's own, dropped with its database
+            String slot = "outbox_chaos_"
+                    + database.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
+            env.putIfAbsent("OUTBOX_RELAY_CDC_SLOT", slot.substring(0, Math.min(63, slot.length())));
+        }
         return env;
     }
 

@@ -119,8 +119,11 @@ public final class FailoverMain {
         Path out = Path.of("target/failover");
         Duration steady = Duration.ofSeconds(10);
         long seed = 14;
+        List<String> relayArgs = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
+                // relay settings, as the soak takes them: --relay OUTBOX_RELAY_MODE=cdc runs the failover in CDC mode
+                case "--relay" -> relayArgs.addAll(List.of("--relay", value(args, ++i)));
                 case "--cluster-env" -> clusterEnv = Path.of(value(args, ++i));
                 case "--out" -> out = Path.of(value(args, ++i));
                 case "--steady" ->
@@ -128,7 +131,8 @@ public final class FailoverMain {
                 case "--seed" -> seed = Long.parseLong(value(args, ++i));
                 default ->
                     throw new IllegalArgumentException("usage: ops/failover.sh [--cluster-env FILE]"
-                            + " [--out DIR] [--steady 10s] [--seed N]; unknown " + args[i]);
+                            + " [--out DIR] [--steady 10s] [--seed N] [--relay OUTBOX_RELAY_X=value]...; unknown "
+                            + args[i]);
             }
         }
         if (steady.compareTo(BASELINE) < 0) {
@@ -137,17 +141,18 @@ public final class FailoverMain {
         }
         long t0 = System.nanoTime();
         Files.createDirectories(out);
-        ChaosOptions o = ChaosOptions.parse(new String[] {
-            "--short",
-            "--seed",
-            Long.toString(seed),
-            "--db",
-            "outbox_failover",
-            "--vhost",
-            "outbox-failover",
-            "--out",
-            out.toString()
-        });
+        List<String> chaosArgs = new ArrayList<>(List.of(
+                "--short",
+                "--seed",
+                Long.toString(seed),
+                "--db",
+                "outbox_failover",
+                "--vhost",
+                "outbox-failover",
+                "--out",
+                out.toString()));
+        chaosArgs.addAll(relayArgs);
+        ChaosOptions o = ChaosOptions.parse(chaosArgs.toArray(String[]::new));
         Map<String, String> cluster = readEnv(clusterEnv);
         try (ChaosEnv env = ChaosEnv.forCluster(cluster, o.database(), o.vhost())) {
             say(t0, env.description);

@@ -136,25 +136,7 @@ final class GeneratedLoad {
             return r;
         }
         renamed.incrementAndGet();
-        return new GeneratedRows.Row(
-                r.id(),
-                r.aggregateType(),
-                r.aggregateId(),
-                r.aggregateVersion(),
-                r.messageType(),
-                r.messageVersion(),
-                r.exchangeName(),
-                "gen." + r.routingKey(),
-                r.payload(),
-                r.headers(),
-                r.attemptCount(),
-                r.nextAttemptAt(),
-                r.createdAt(),
-                r.correlationId(),
-                r.causationId(),
-                r.traceId(),
-                r.tenantId(),
-                r.ordinary());
+        return r.withRoutingKey("gen." + r.routingKey());
     }
 
     /** Stops writing; the rows written are the run's. */

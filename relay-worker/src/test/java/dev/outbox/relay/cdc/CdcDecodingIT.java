@@ -56,7 +56,7 @@ class CdcDecodingIT {
     void setUp() {
         CdcTestSupport.requireLogical(db);
         db.reset();
-        db.rows("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?", SLOT);
+        CdcTestSupport.dropSlot(db, SLOT);
         db.scalar("SELECT lsn::text FROM pg_create_logical_replication_slot(?, 'pgoutput')", SLOT);
         pool = DataSources.create(DatabaseConfig.of(db.url(), db.user(), db.password(), "cdc-decoding-it")
                 .withPoolSize(2));
@@ -65,7 +65,7 @@ class CdcDecodingIT {
 
     @AfterProperty
     void tearDown() {
-        db.rows("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?", SLOT);
+        CdcTestSupport.dropSlot(db, SLOT);
         if (pool != null) {
             pool.close();
         }

@@ -19,6 +19,22 @@ public final class CdcTestSupport {
         }
     }
 
+    /** Drops the slot if it exists and no session reads it. */
+    public static void dropSlot(TestDatabase db, String slot) {
+        db.rows(
+                "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ? AND NOT active",
+                slot);
+    }
+
+    /** Waits until no session reads the slot (a closed relay's walsender may take a moment), then drops it. */
+    public static void awaitUnreadAndDrop(TestDatabase db, String slot) {
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(30))
+                .until(() -> db.count("SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active", slot)
+                        == 0);
+        dropSlot(db, slot);
+    }
+
     /** The row as the polling relay's mapper reads it (by the ops lookup: same columns, same types). */
     static OutboxRecord read(DataSource ds, OutboxMapper mapper, UUID id) {
         return mapper.findById(id);

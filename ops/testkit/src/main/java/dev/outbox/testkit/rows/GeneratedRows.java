@@ -57,7 +57,31 @@ public final class GeneratedRows {
             String causationId,
             String traceId,
             String tenantId,
-            boolean ordinary) {}
+            boolean ordinary) {
+
+        /** The same row with another routing key. */
+        public Row withRoutingKey(String key) {
+            return new Row(
+                    id,
+                    aggregateType,
+                    aggregateId,
+                    aggregateVersion,
+                    messageType,
+                    messageVersion,
+                    exchangeName,
+                    key,
+                    payload,
+                    headers,
+                    attemptCount,
+                    nextAttemptAt,
+                    createdAt,
+                    correlationId,
+                    causationId,
+                    traceId,
+                    tenantId,
+                    ordinary);
+        }
+    }
 
     /** A plain row, as the API writes them: the ones that must keep flowing. */
     public static Row ordinary(int n) {
