@@ -19,6 +19,9 @@ import java.time.Duration;
  *     (the database is away: do not publish what cannot be marked)
  * @param walSenderTimeout asked of the server for this connection: how long the walsender waits
  *     for a silent relay before it ends the session and frees the slot for a standby
+ * @param maxTransactionRows a transaction's rows are held in memory until its commit comes; a
+ *     transaction with more rows than this (a bulk load) is left whole to the retry path instead,
+ *     which pages through it by polling
  */
 public record CdcConfig(
         String slot,
@@ -27,7 +30,8 @@ public record CdcConfig(
         Duration silence,
         Duration standbyRetry,
         int maxUnrecorded,
-        Duration walSenderTimeout) {
+        Duration walSenderTimeout,
+        int maxTransactionRows) {
 
     public static final String TICK_PREFIX = "outbox-cdc-tick";
 
@@ -66,7 +70,8 @@ public record CdcConfig(
                         "OUTBOX_RELAY_CDC_WAL_SENDER_TIMEOUT",
                         Duration.ofSeconds(10),
                         Duration.ofSeconds(1),
-                        Duration.ofMinutes(10)));
+                        Duration.ofMinutes(10)),
+                settings.integer("OUTBOX_RELAY_CDC_MAX_TRANSACTION_ROWS", 10_000, 1, 1_000_000));
         if (c.silence.compareTo(c.tickInterval.multipliedBy(3)) < 0) {
             throw new ConfigurationException("OUTBOX_RELAY_CDC_SILENCE must be at least three tick intervals");
         }

@@ -120,6 +120,11 @@ public final class CdcRelay implements AutoCloseable {
      */
     static final Duration STATUS_WHILE_THROTTLED = Duration.ofMillis(250);
 
+    /** The stream being read, and when the server last heard from this reader (stream thread only). */
+    private PGReplicationStream currentStream;
+
+    private long lastStatusNanos;
+
     private record Resolved(Row row, boolean confirmed) {}
 
     /** A row of the stream and the transaction it came in. */
@@ -400,6 +405,8 @@ public final class CdcRelay implements AutoCloseable {
         };
         /** Aggregates whose last version the stream left to the retry path, with that row's id. */
         final Map<String, UUID> blocked = new HashMap<>();
+        /** Aggregates with versions in flight when a transaction too large to hold was left to the retry path. */
+        final Set<String> untrusted = new HashSet<>();
 
         final PublishListener<Row> listener = listener();
         ConfirmPublisher<Row> publisher;
@@ -420,9 +427,12 @@ public final class CdcRelay implements AutoCloseable {
                     if (queue != null && queue.peek() == row) {
                         // this row was in flight; the next version of the aggregate goes (or waits with it)
                         queue.poll();
+                        // a transaction too large to hold went to the retry path meanwhile: it may hold
+                        // the version between this one and the next, which memory cannot tell
+                        boolean distrusted = untrusted.remove(key);
                         if (queue.isEmpty()) {
                             waiting.remove(key);
-                        } else if (!r.confirmed) {
+                        } else if (!r.confirmed || distrusted) {
                             for (Row behind : queue) {
                                 leave(behind);
                             }
@@ -460,6 +470,8 @@ public final class CdcRelay implements AutoCloseable {
         }
 
         void loop(PGReplicationStream stream) throws Exception {
+            currentStream = stream;
+            lastStatusNanos = System.nanoTime();
             Entry txn = null;
             List<Row> rows = new ArrayList<>();
             long nextTick = 0;
@@ -467,7 +479,7 @@ public final class CdcRelay implements AutoCloseable {
             // none since): a stream busy replaying a backlog delivers messages, if not yet the ticks
             long silentSince = 0;
             long idleNanos = 0;
-            long lastStatus = System.nanoTime();
+            int txnRows = 0;
             while (running) {
                 settle();
                 advance(stream);
@@ -501,10 +513,7 @@ public final class CdcRelay implements AutoCloseable {
                     // not reading means not answering the server's keepalives: tell it we are here,
                     // or after wal_sender_timeout it ends the stream (a slow recorder then turned
                     // into a reconnect storm that replayed everything in flight)
-                    if (now - lastStatus >= STATUS_WHILE_THROTTLED.toNanos()) {
-                        stream.forceUpdateStatus();
-                        lastStatus = now;
-                    }
+                    keepAlive();
                     Thread.sleep(5);
                     continue;
                 }
@@ -524,13 +533,33 @@ public final class CdcRelay implements AutoCloseable {
                 if (m instanceof PgOutput.Begin) {
                     txn = new Entry(-1, -1, 0); // a placeholder: the rows get the commit's entry
                     rows.clear();
+                    txnRows = 0;
                 } else if (m instanceof PgOutput.Relation rel) {
                     relations.put(rel.id(), TABLE.equals(rel.name()) ? new CdcRows.Columns(rel.columns()) : null);
                 } else if (m instanceof PgOutput.Insert ins) {
                     CdcRows.Columns columns = relations.get(ins.relationId());
                     if (columns != null && txn != null) {
-                        rows.add(new Row(CdcRows.toRecord(columns, ins.values()), txn));
+                        txnRows++;
+                        if (txnRows <= config.maxTransactionRows()) {
+                            rows.add(new Row(CdcRows.toRecord(columns, ins.values()), txn));
+                        } else {
+                            rows.clear(); // too many to hold: the whole transaction goes to the retry path
+                        }
                     }
+                } else if (m instanceof PgOutput.Commit c && txnRows > config.maxTransactionRows()) {
+                    Entry done = new Entry(c.endLsn(), -1, 0);
+                    order.add(done); // nothing open: its rows are the retry path's from the next tick on
+                    streamed.addAndGet(txnRows);
+                    leftToRetryPath.addAndGet(txnRows);
+                    untrusted.addAll(waiting.keySet());
+                    LOG.info(
+                            "a transaction of {} rows (more than OUTBOX_RELAY_CDC_MAX_TRANSACTION_ROWS = {}) is left"
+                                    + " to the retry path, which publishes it by polling",
+                            txnRows,
+                            config.maxTransactionRows());
+                    rows.clear();
+                    txn = null;
+                    txnRows = 0;
                 } else if (m instanceof PgOutput.Commit c) {
                     Entry done = new Entry(c.endLsn(), -1, 0);
                     List<Row> mine = new ArrayList<>(rows.size());
@@ -550,6 +579,19 @@ public final class CdcRelay implements AutoCloseable {
         }
     }
 
+    /**
+     * Tells the server this reader is alive while the stream's thread does not read: while it is
+     * throttled (too many outcomes unrecorded) and while it publishes a large transaction. Not
+     * answering for wal_sender_timeout makes the server end the stream (stream thread only).
+     */
+    private void keepAlive() throws java.sql.SQLException {
+        long now = System.nanoTime();
+        if (currentStream != null && now - lastStatusNanos >= STATUS_WHILE_THROTTLED.toNanos()) {
+            currentStream.forceUpdateStatus();
+            lastStatusNanos = now;
+        }
+    }
+
     /** Whether the row takes its turn in its aggregate's order (a version, of an ordered type). */
     private boolean orderedRow(OutboxRecord r) {
         return r.aggregateVersion() != null && !relayConfig.unorderedTypes().contains(r.messageType());
@@ -563,7 +605,7 @@ public final class CdcRelay implements AutoCloseable {
             Map<String, ArrayDeque<Row>> waiting,
             Map<String, Long> confirmedVersions,
             Map<String, UUID> blocked)
-            throws InterruptedException {
+            throws InterruptedException, java.sql.SQLException {
         List<Row> ask = new ArrayList<>();
         List<Row> go = new ArrayList<>();
         for (Row row : rows) {
@@ -618,6 +660,7 @@ public final class CdcRelay implements AutoCloseable {
             }
         }
         for (Row row : go) {
+            keepAlive();
             publisher = send(publisher, row, listener);
         }
         return publisher;

@@ -413,6 +413,28 @@ class CdcRelayIT {
         assertTrue(got.size() <= rows.size());
     }
 
+    /**
+     * A transaction's rows are held until its commit; one larger than
+     * OUTBOX_RELAY_CDC_MAX_TRANSACTION_ROWS (a bulk load) is left whole to the retry path, so the
+     * relay's memory stays bounded, and the stream goes on with what comes after it.
+     */
+    @Test
+    void aTransactionTooLargeToHoldIsPublishedByTheRetryPath() throws Exception {
+        RecordingQueue queue = observe("#");
+        RelayApp relay = startRelay("OUTBOX_RELAY_CDC_MAX_TRANSACTION_ROWS", "50");
+        await().atMost(WAIT).until(() -> relay.cdc().reading());
+        fx.bulkRows(120); // one statement, one transaction
+        List<NewOutboxMessage> after = fx.placeAndCapture(MessageContext.none());
+        await().atMost(WAIT).until(() -> fx.countByStatus("PUBLISHED") == 120 + after.size());
+        List<TestBroker.Received> got = queue.await(120 + after.size(), WAIT);
+        assertEquals(
+                120 + after.size(),
+                got.stream().map(TestBroker.Received::messageId).distinct().count());
+        assertEquals(120, relay.relay().stats().claimed(), "the bulk load went by the retry path");
+        assertEquals(120, relay.cdc().leftToRetryPath());
+        assertEquals(1, relay.cdc().streamsOpened());
+    }
+
     @Test
     void whatWasCommittedWhileTheRelayWasAwayIsPublishedWhenItComesBack() throws Exception {
         RecordingQueue queue = observe("#");
