@@ -146,6 +146,24 @@ final class BenchEnv {
         }
     }
 
+    /**
+     * Writes {@code messages} in transactions of at most {@code chunk} rows (the last one analyzes
+     * the table before its commit, as {@link #backlog(List, boolean)} does).
+     *
+     * @return the database's time of the first commit: the relay may start then
+     */
+    Instant backlogInChunks(List<NewOutboxMessage> messages, int chunk, boolean analyze) throws SQLException {
+        Instant first = null;
+        for (int from = 0; from < messages.size(); from += chunk) {
+            List<NewOutboxMessage> part = messages.subList(from, Math.min(messages.size(), from + chunk));
+            Instant committed = backlog(part, analyze && from + chunk >= messages.size());
+            if (first == null) {
+                first = committed;
+            }
+        }
+        return first;
+    }
+
     /** Enables or disables the trigger that sends {@code outbox_pending} notifications (migration V4). */
     void notifyTrigger(boolean enabled) {
         db.execute("ALTER TABLE message_outbox " + (enabled ? "ENABLE" : "DISABLE")
