@@ -120,6 +120,9 @@ public final class CdcRelay implements AutoCloseable {
      */
     static final Duration STATUS_WHILE_THROTTLED = Duration.ofMillis(250);
 
+    /** The longest the stream's thread waits in one go for the broker (a window slot, a connection). */
+    static final Duration WAIT_STEP = Duration.ofMillis(100);
+
     /** The stream being read, and when the server last heard from this reader (stream thread only). */
     private PGReplicationStream currentStream;
 
@@ -412,7 +415,7 @@ public final class CdcRelay implements AutoCloseable {
         ConfirmPublisher<Row> publisher;
 
         /** Takes in what the recorder settled; the next version of an aggregate goes, or is left. */
-        void settle() throws InterruptedException {
+        void settle() throws InterruptedException, java.sql.SQLException {
             Resolved r;
             while ((r = resolved.poll()) != null) {
                 Row row = r.row;
@@ -673,7 +676,7 @@ public final class CdcRelay implements AutoCloseable {
     }
 
     private ConfirmPublisher<Row> send(ConfirmPublisher<Row> publisher, Row row, PublishListener<Row> listener)
-            throws InterruptedException {
+            throws InterruptedException, java.sql.SQLException {
         AmqpMessageMapper.Mapped mapped = AmqpMessageMapper.map(row.record);
         if (mapped instanceof AmqpMessageMapper.Invalid invalid) {
             unrecorded.incrementAndGet();
@@ -681,11 +684,13 @@ public final class CdcRelay implements AutoCloseable {
             return publisher;
         }
         while (running) {
+            // a broker outage keeps this thread here: the server must still hear from the reader
+            keepAlive();
             ConfirmPublisher<Row> p = publisher;
             if (p == null || !p.isOpen()) {
                 Connection connection = session.connection();
                 if (connection == null) {
-                    session.awaitAvailable(Duration.ofSeconds(1));
+                    session.awaitAvailable(WAIT_STEP);
                     continue;
                 }
                 try {
@@ -699,12 +704,17 @@ public final class CdcRelay implements AutoCloseable {
                     }
                     publishers.add(p);
                     publisher = p;
-                } catch (IOException e) {
-                    session.awaitAvailable(Duration.ofSeconds(1));
+                } catch (IOException | com.rabbitmq.client.ShutdownSignalException e) {
+                    // the connection closed under us (a broker restart): wait for the session's next
+                    // one; ending the stream here would hand the slot to a standby and replay what is
+                    // in flight
+                    if (session.awaitAvailable(WAIT_STEP)) {
+                        Thread.sleep(100); // the session has not noticed yet: do not spin
+                    }
                     continue;
                 }
             }
-            if (!p.acquireSlot(relayConfig.confirmTimeout())) {
+            if (!p.acquireSlot(WAIT_STEP)) {
                 p.expire(relayConfig.confirmTimeout());
                 continue;
             }

@@ -435,6 +435,46 @@ class CdcRelayIT {
         assertEquals(1, relay.cdc().streamsOpened());
     }
 
+    /**
+     * The broker goes away for three times the relay's wal_sender_timeout (1 s here) while rows
+     * are committed. The stream waits for the broker and keeps its session: the chaos soak's broker
+     * restart ended it (a channel opened on a connection that had just closed threw), handed the
+     * slot to the standby and replayed everything in flight; and a stream waiting on the broker
+     * without answering the server lost the slot as well.
+     */
+    @Test
+    void aBrokerOutageDoesNotCostTheStreamItsSession() throws Exception {
+        RecordingQueue queue = observe("#");
+        try (dev.outbox.testkit.TcpProxy proxy =
+                dev.outbox.testkit.TcpProxy.start(fx.broker.host(), fx.broker.port())) {
+            RelayApp relay = startRelay(
+                    "OUTBOX_AMQP_URI",
+                    fx.broker.uriVia(proxy.host(), proxy.port()),
+                    "OUTBOX_RELAY_CDC_WAL_SENDER_TIMEOUT",
+                    "1s",
+                    "OUTBOX_RELAY_RECONNECT_MAX",
+                    "500ms");
+            await().atMost(WAIT).until(() -> relay.cdc().reading());
+            List<NewOutboxMessage> rows = new ArrayList<>(fx.placeAndCapture(MessageContext.none()));
+            Set<String> seen = new HashSet<>();
+            queue.await(rows.size(), WAIT).forEach(r -> seen.add(r.messageId()));
+            for (int outage = 0; outage < 2; outage++) {
+                proxy.cut();
+                for (int i = 0; i < 5; i++) {
+                    rows.addAll(fx.placeAndCapture(MessageContext.none()));
+                }
+                await().pollDelay(Duration.ofSeconds(3)).atMost(WAIT).until(() -> true);
+                proxy.restore();
+                await().atMost(WAIT).until(() -> {
+                    queue.drain().forEach(r -> seen.add(r.messageId()));
+                    return seen.containsAll(ids(rows));
+                });
+            }
+            await().atMost(WAIT).until(() -> fx.countByStatus("PUBLISHED") == rows.size());
+            assertEquals(1, relay.cdc().streamsOpened(), "one stream throughout both outages");
+        }
+    }
+
     @Test
     void whatWasCommittedWhileTheRelayWasAwayIsPublishedWhenItComesBack() throws Exception {
         RecordingQueue queue = observe("#");
