@@ -1,0 +1,40 @@
+package dev.outbox.ctl;
+
+import static dev.outbox.ctl.Commands.str;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.outbox.ctl.Commands.Base;
+import java.io.PrintWriter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+@Command(
+        name = "audit",
+        mixinStandardHelpOptions = true,
+        description = "Who repaired what, when and why, newest first.")
+final class Audit extends Base {
+    @Option(names = "--message-id", paramLabel = "ID", description = "only entries touching this message")
+    String messageId;
+
+    @Option(names = "--limit", paramLabel = "N", description = "entries, 1-500 (default 50)")
+    Integer limit;
+
+    @Option(names = "--after", paramLabel = "CURSOR", description = "the cursor a previous page printed")
+    String after;
+
+    @Override
+    int run(OpsClient client, PrintWriter out, PrintWriter err) {
+        JsonNode page =
+                client.get("/ops/audit", OpsClient.params("messageId", messageId, "limit", str(limit), "after", after));
+        if (json()) {
+            printJson(out, page);
+            return Outboxctl.OK;
+        }
+        out.print(Views.audit(page));
+        String next = Format.text(page, "next");
+        if (next != null) {
+            out.println("more entries: add --after " + next);
+        }
+        return Outboxctl.OK;
+    }
+}

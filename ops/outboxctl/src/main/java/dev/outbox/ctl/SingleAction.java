@@ -1,0 +1,62 @@
+package dev.outbox.ctl;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.outbox.ctl.Commands.Base;
+import java.io.PrintWriter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** A repair of one message: POST with an optional reason, print what changed. */
+abstract class SingleAction extends Base {
+    @Parameters(paramLabel = "ID", description = "the message id")
+    String id;
+
+    @Option(names = "--reason", paramLabel = "TEXT", description = "why, kept in the audit trail (cancel requires it)")
+    String reason;
+
+    /** The last segment of {@code POST /ops/outbox/{id}/...}. */
+    abstract String verb();
+
+    @Override
+    int run(OpsClient client, PrintWriter out, PrintWriter err) {
+        JsonNode r = client.post(
+                "/ops/outbox/" + OpsClient.segment(id) + "/" + verb(),
+                OpsClient.body(OpsClient.params("reason", reason)));
+        print(out, r, Views::action);
+        return Outboxctl.OK;
+    }
+
+    @Command(
+            name = "retry",
+            mixinStandardHelpOptions = true,
+            description = "Make a PARKED or RETRYABLE_FAILED message due now, same id, fresh attempt budget.")
+    static final class Retry extends SingleAction {
+        @Override
+        String verb() {
+            return "retry";
+        }
+    }
+
+    @Command(
+            name = "cancel",
+            mixinStandardHelpOptions = true,
+            description = "Never send a PENDING, RETRYABLE_FAILED or PARKED message. The service requires --reason.")
+    static final class Cancel extends SingleAction {
+        @Override
+        String verb() {
+            return "cancel";
+        }
+    }
+
+    @Command(
+            name = "release",
+            mixinStandardHelpOptions = true,
+            description = "Take a stuck IN_PROGRESS message from its relay (its late outcome is then refused).")
+    static final class Release extends SingleAction {
+        @Override
+        String verb() {
+            return "release";
+        }
+    }
+}
