@@ -3,14 +3,13 @@ package dev.outbox.domain.event;
 import dev.outbox.domain.Order;
 import dev.outbox.domain.OrderStatus;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 
 /** {@code order.cancelled} v1: the order was cancelled from {@code previousStatus}. */
 public record OrderCancelled(
         UUID aggregateId, long aggregateVersion, Instant occurredAt, String reason, OrderStatus previousStatus)
-        implements DomainEvent {
+        implements OrderEvent {
     public static final MessageType TYPE = new MessageType("order.cancelled", 1);
 
     public OrderCancelled(Order cancelled, OrderStatus previousStatus, Instant at) {
@@ -23,17 +22,9 @@ public record OrderCancelled(
     }
 
     @Override
-    public String aggregateType() {
-        return Order.AGGREGATE_TYPE;
-    }
-
-    @Override
-    public Map<String, Object> payload() {
-        Map<String, Object> p = new LinkedHashMap<>();
-        p.put("orderId", aggregateId.toString());
+    public void putFields(Map<String, Object> p) {
         p.put("reason", reason);
         p.put("previousStatus", previousStatus.name());
         p.put("cancelledAt", occurredAt.toString());
-        return p;
     }
 }

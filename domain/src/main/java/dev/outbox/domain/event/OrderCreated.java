@@ -19,7 +19,7 @@ public record OrderCreated(
         String currency,
         String total,
         List<Map<String, Object>> lines)
-        implements DomainEvent {
+        implements OrderEvent {
     public static final MessageType TYPE = new MessageType("order.created", 1);
 
     public OrderCreated(Order order, Instant at) {
@@ -52,14 +52,7 @@ public record OrderCreated(
     }
 
     @Override
-    public String aggregateType() {
-        return Order.AGGREGATE_TYPE;
-    }
-
-    @Override
-    public Map<String, Object> payload() {
-        Map<String, Object> p = new LinkedHashMap<>();
-        p.put("orderId", aggregateId.toString());
+    public void putFields(Map<String, Object> p) {
         p.put("customerId", customerId);
         if (tenantId != null) {
             p.put("tenantId", tenantId);
@@ -68,6 +61,5 @@ public record OrderCreated(
         p.put("total", total);
         p.put("lines", lines);
         p.put("placedAt", occurredAt.toString());
-        return p;
     }
 }

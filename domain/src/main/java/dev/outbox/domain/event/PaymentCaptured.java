@@ -2,14 +2,13 @@ package dev.outbox.domain.event;
 
 import dev.outbox.domain.Order;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 
 /** {@code payment.captured} v1: the whole order total was captured under {@code paymentId}. */
 public record PaymentCaptured(
         UUID aggregateId, long aggregateVersion, Instant occurredAt, UUID paymentId, String amount, String currency)
-        implements DomainEvent {
+        implements OrderEvent {
     public static final MessageType TYPE = new MessageType("payment.captured", 1);
 
     public PaymentCaptured(Order order, Instant at) {
@@ -28,18 +27,10 @@ public record PaymentCaptured(
     }
 
     @Override
-    public String aggregateType() {
-        return Order.AGGREGATE_TYPE;
-    }
-
-    @Override
-    public Map<String, Object> payload() {
-        Map<String, Object> p = new LinkedHashMap<>();
-        p.put("orderId", aggregateId.toString());
+    public void putFields(Map<String, Object> p) {
         p.put("paymentId", paymentId.toString());
         p.put("amount", amount);
         p.put("currency", currency);
         p.put("capturedAt", occurredAt.toString());
-        return p;
     }
 }
