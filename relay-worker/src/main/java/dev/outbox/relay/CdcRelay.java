@@ -811,13 +811,16 @@ public final class CdcRelay implements AutoCloseable {
                                         + " nothing recorded for it",
                                 done.row.record.id(),
                                 VISIBILITY_WAIT.toMillis());
-                        unrecorded.decrementAndGet();
                         resolved.add(new Resolved(done.row, false));
+                        unrecorded.decrementAndGet();
                         continue;
                     }
                     invisibleSince.remove(done);
-                    unrecorded.decrementAndGet();
+                    // resolved before the count drops: a stopping stream that sees no outcome unrecorded
+                    // must find every one of them to settle, or its last position misses them and the
+                    // next reader streams them again
                     resolved.add(new Resolved(done.row, done.code == null && !done.leaveToRetryPath));
+                    unrecorded.decrementAndGet();
                 }
                 batch.clear();
                 if (!again.isEmpty()) {

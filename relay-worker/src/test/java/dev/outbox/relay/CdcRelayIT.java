@@ -77,6 +77,21 @@ class CdcRelayIT {
         return q;
     }
 
+    /** Waits until every row is PUBLISHED and on the queue; fails on any message sent twice. */
+    private List<TestBroker.Received> awaitEachPublishedOnce(RecordingQueue queue, List<NewOutboxMessage> rows)
+            throws InterruptedException {
+        await().atMost(WAIT).until(() -> fx.countByStatus("PUBLISHED") == rows.size());
+        List<TestBroker.Received> got = queue.await(rows.size(), WAIT);
+        Map<String, Long> copies =
+                got.stream().collect(Collectors.groupingBy(TestBroker.Received::messageId, Collectors.counting()));
+        assertEquals(ids(rows), copies.keySet());
+        assertEquals(
+                List.of(),
+                copies.entrySet().stream().filter(e -> e.getValue() > 1).toList(),
+                "messages published twice");
+        return got;
+    }
+
     private static Set<String> ids(List<NewOutboxMessage> rows) {
         return rows.stream().map(r -> r.id().toString()).collect(Collectors.toSet());
     }
@@ -151,16 +166,7 @@ class CdcRelayIT {
         } finally {
             pool.shutdownNow();
         }
-        int total = writers * ordersEach * 2;
-        await().atMost(WAIT).until(() -> fx.countByStatus("PUBLISHED") == total);
-        List<TestBroker.Received> got = queue.await(total, WAIT);
-        Map<String, Long> copies =
-                got.stream().collect(Collectors.groupingBy(TestBroker.Received::messageId, Collectors.counting()));
-        assertEquals(ids(rows), copies.keySet());
-        assertEquals(
-                List.of(),
-                copies.entrySet().stream().filter(e -> e.getValue() > 1).toList(),
-                "messages published twice");
+        List<TestBroker.Received> got = awaitEachPublishedOnce(queue, rows);
         assertEquals(0, relay.relay().stats().claimed(), "the retry path took nothing the stream was publishing");
         Map<String, List<String>> byAggregate = new java.util.HashMap<>();
         for (TestBroker.Received r : got) {
@@ -171,7 +177,7 @@ class CdcRelayIT {
         byAggregate.values().forEach(types -> assertEquals(List.of("order.created", "payment.captured"), types));
         System.out.printf(
                 "%d rows from %d writers: %d outcome(s) written again because the row was not visible yet%n",
-                total, writers, relay.cdc().marksDeferred());
+                rows.size(), writers, relay.cdc().marksDeferred());
     }
 
     /**
@@ -355,17 +361,8 @@ class CdcRelayIT {
             fx.db.execute("ALTER TABLE message_outbox DROP COLUMN IF EXISTS it_migration_key,"
                     + " DROP COLUMN IF EXISTS it_migration_note");
         }
-        int total = rows.size();
-        await().atMost(WAIT).until(() -> fx.countByStatus("PUBLISHED") == total);
-        List<TestBroker.Received> got = queue.await(total, WAIT);
-        Map<String, Long> copies =
-                got.stream().collect(Collectors.groupingBy(TestBroker.Received::messageId, Collectors.counting()));
-        assertEquals(ids(rows), copies.keySet());
-        assertEquals(
-                List.of(),
-                copies.entrySet().stream().filter(e -> e.getValue() > 1).toList(),
-                "sent twice");
-        assertEquals(total, relay.cdc().streamed(), "every row came through the stream");
+        awaitEachPublishedOnce(queue, rows);
+        assertEquals(rows.size(), relay.cdc().streamed(), "every row came through the stream");
         assertEquals(0, relay.relay().stats().claimed());
     }
 
