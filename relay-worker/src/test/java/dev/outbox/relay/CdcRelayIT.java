@@ -38,11 +38,8 @@ class CdcRelayIT {
 
     @BeforeEach
     void clean() {
-        CdcTestSupport.requireLogical(fx.db);
-        CdcTestSupport.dropSlot(fx.db, SLOT);
-        fx.db.reset();
+        CdcTestSupport.freshStart(fx.db, fx.broker, SLOT);
         fx.db.update("DELETE FROM outbox_cdc_position");
-        fx.broker.declareTopicExchange(Topology.ORDERS_EXCHANGE);
         fx.broker.purgeIfExists(LedgerConsumer.QUEUE);
     }
 

@@ -33,10 +33,7 @@ class CdcSlotInvalidationIT {
 
     @BeforeEach
     void clean() {
-        CdcTestSupport.requireLogical(fx.db);
-        CdcTestSupport.dropSlot(fx.db, SLOT);
-        fx.db.reset();
-        fx.broker.declareTopicExchange(Topology.ORDERS_EXCHANGE);
+        CdcTestSupport.freshStart(fx.db, fx.broker, SLOT);
         fx.db.execute("ALTER SYSTEM SET max_slot_wal_keep_size = '16MB'");
         fx.db.rows("SELECT pg_reload_conf()");
     }

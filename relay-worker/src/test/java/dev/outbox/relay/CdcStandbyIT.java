@@ -33,10 +33,7 @@ class CdcStandbyIT {
 
     @BeforeEach
     void clean() {
-        CdcTestSupport.requireLogical(fx.db);
-        CdcTestSupport.dropSlot(fx.db, SLOT);
-        fx.db.reset();
-        fx.broker.declareTopicExchange(Topology.ORDERS_EXCHANGE);
+        CdcTestSupport.freshStart(fx.db, fx.broker, SLOT);
     }
 
     @AfterEach

@@ -3,7 +3,6 @@ package dev.outbox.chaos;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.outbox.testkit.net.NetworkSandbox;
 import java.io.IOException;
@@ -27,16 +26,9 @@ import org.junit.jupiter.api.Test;
 class NetworkSandboxIT {
     @Test
     void leftoversOfADeadJvmAreRemovedEvenWhenTheyVanishUnderfoot() throws Exception {
-        boolean required = "1".equals(System.getenv("OUTBOX_REQUIRE_NETNS"));
-        if (!NetworkSandbox.available()) {
-            if (required) {
-                throw new IllegalStateException(
-                        "OUTBOX_REQUIRE_NETNS=1 but this machine cannot make network namespaces");
-            }
-            // skipped only where namespaces cannot be made; CI sets OUTBOX_REQUIRE_NETNS=1 and fails
-            // instead. Nothing replaces it there: without namespaces there is nothing to clean up
-            assumeTrue(false, "needs root and iproute2 for network namespaces (CI requires them)");
-        }
+        // skipped only where namespaces cannot be made; CI requires them. Nothing replaces it where
+        // they cannot be made: without namespaces there is nothing to clean up
+        NetnsRequirement.requireOrSkip();
         // a pid no process has, in its last five digits either (the veth names keep only those)
         long dead = LongStream.range(90_000, 99_999)
                 .filter(p -> ProcessHandle.allProcesses().noneMatch(h -> h.pid() % 100_000 == p))

@@ -3,7 +3,6 @@ package dev.outbox.chaos;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
@@ -100,18 +99,11 @@ class PartitionIT {
     /** The processes start once: both partitions hit the same running system, one after the other. */
     @BeforeAll
     void start() throws Exception {
-        boolean required = "1".equals(System.getenv("OUTBOX_REQUIRE_NETNS"));
-        if (!NetworkSandbox.available()) {
-            if (required) {
-                throw new IllegalStateException(
-                        "OUTBOX_REQUIRE_NETNS=1 but this machine cannot make network namespaces (root and iproute2)");
-            }
-            // skipped only where namespaces cannot be made (not root, no iproute2): nothing else here
-            // can drop packets without a reset. CI sets OUTBOX_REQUIRE_NETNS=1, where this fails
-            // instead; the dead-peer faults (resets, refused connections) stay covered everywhere
-            // by the TcpProxy tests (RelayFailureIT, PublishLaneIT, DatabaseOutageDeliveryCountIT)
-            assumeTrue(false, "needs root and iproute2 for network namespaces (CI requires them)");
-        }
+        // skipped only where namespaces cannot be made (not root, no iproute2): nothing else here
+        // can drop packets without a reset; CI requires them. The dead-peer faults (resets, refused
+        // connections) stay covered everywhere by the TcpProxy tests (RelayFailureIT, PublishLaneIT,
+        // DatabaseOutageDeliveryCountIT)
+        NetnsRequirement.requireOrSkip();
         db.reset();
         broker.withChannel(Topology::declare);
         broker.purgeIfExists(LedgerConsumer.QUEUE);

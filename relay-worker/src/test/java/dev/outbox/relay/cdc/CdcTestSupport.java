@@ -19,6 +19,17 @@ public final class CdcTestSupport {
         }
     }
 
+    /**
+     * What every CDC relay test starts from: a server that decodes logically, no slot of the test's
+     * name, empty tables, the orders exchange.
+     */
+    public static void freshStart(TestDatabase db, dev.outbox.testkit.TestBroker broker, String slot) {
+        requireLogical(db);
+        dropSlot(db, slot);
+        db.reset();
+        broker.declareTopicExchange(dev.outbox.messaging.Topology.ORDERS_EXCHANGE);
+    }
+
     /** Drops the slot if it exists and no session reads it. */
     public static void dropSlot(TestDatabase db, String slot) {
         db.rows(
