@@ -7,6 +7,7 @@ import com.google.inject.util.Modules;
 import dev.outbox.api.health.HealthResource;
 import dev.outbox.api.health.MetricsResource;
 import dev.outbox.api.ops.OpsConfig;
+import dev.outbox.api.orders.persistence.OrderMapper;
 import dev.outbox.config.ConfigurationException;
 import dev.outbox.config.Settings;
 import dev.outbox.kernel.metrics.Metrics;
@@ -64,7 +65,7 @@ public final class ApiApp implements AutoCloseable {
         try {
             OpsConfig ops = OpsConfig.from(settings);
             Injector injector = Guice.createInjector(Modules.override(
-                            database.module(),
+                            database.module(OrderMapper.class),
                             new ApiModule(Clock.systemUTC(), config.idempotencyRetention(), ops.relayLease()))
                     .with(overrides));
             PrometheusMeterRegistry registry = Metrics.registry("outbox-api");

@@ -1,6 +1,7 @@
 package dev.outbox.api;
 
 import com.google.inject.AbstractModule;
+import com.google.inject.multibindings.OptionalBinder;
 import com.google.inject.name.Names;
 import java.time.Clock;
 import java.time.Duration;
@@ -23,7 +24,8 @@ public final class ApiModule extends AbstractModule {
 
     @Override
     protected void configure() {
-        bind(Clock.class).toInstance(clock);
+        // the persistence module's default is UTC now; the API's clock replaces it for the outbox too
+        OptionalBinder.newOptionalBinder(binder(), Clock.class).setBinding().toInstance(clock);
         bind(Duration.class).annotatedWith(Names.named("idempotency.retention")).toInstance(idempotencyRetention);
         bind(Duration.class).annotatedWith(Names.named("relay.lease")).toInstance(relayLease);
     }

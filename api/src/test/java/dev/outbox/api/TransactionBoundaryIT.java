@@ -9,14 +9,15 @@ import com.google.inject.Injector;
 import com.google.inject.Provides;
 import com.google.inject.util.Modules;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.MessageContext;
 import dev.outbox.api.orders.OrderService;
 import dev.outbox.api.orders.PlaceOrderRequest;
+import dev.outbox.api.orders.persistence.OrderMapper;
 import dev.outbox.persistence.DataSources;
 import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.persistence.PersistenceModule;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.persistence.outbox.OutboxMapper;
-import dev.outbox.producer.MessageContext;
 import dev.outbox.testkit.TestDatabase;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -70,7 +71,7 @@ class TransactionBoundaryIT {
     }
 
     private Injector injector(boolean fail) {
-        PersistenceModule persistence = new PersistenceModule(pool, Duration.ofSeconds(30));
+        PersistenceModule persistence = new PersistenceModule(pool, Duration.ofSeconds(30), OrderMapper.class);
         return Guice.createInjector(
                 fail ? Modules.override(persistence).with(new FailAfterInsert()) : persistence,
                 new ApiModule(Clock.systemUTC()));

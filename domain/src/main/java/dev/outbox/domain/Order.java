@@ -1,6 +1,6 @@
 package dev.outbox.domain;
 
-import dev.outbox.domain.event.DomainEvent;
+import dev.outbox.DomainEvent;
 import dev.outbox.domain.event.OrderCancelled;
 import dev.outbox.domain.event.OrderCreated;
 import dev.outbox.domain.event.OrderShipped;

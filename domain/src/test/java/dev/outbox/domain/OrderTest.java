@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.outbox.domain.event.DomainEvent;
+import dev.outbox.DomainEvent;
 import dev.outbox.domain.event.OrderCancelled;
 import dev.outbox.domain.event.OrderCreated;
 import dev.outbox.domain.event.OrderShipped;

@@ -3,13 +3,14 @@ package dev.outbox.persistence;
 import static com.google.inject.matcher.Matchers.annotatedWith;
 import static com.google.inject.matcher.Matchers.any;
 
+import com.google.inject.multibindings.OptionalBinder;
 import dev.outbox.persistence.consumer.ProcessedMessageMapper;
-import dev.outbox.persistence.order.OrderMapper;
 import dev.outbox.persistence.outbox.OutboxMapper;
 import dev.outbox.persistence.type.LongArrayTypeHandler;
 import dev.outbox.persistence.type.StringArrayTypeHandler;
 import dev.outbox.persistence.type.UuidArrayTypeHandler;
 import dev.outbox.persistence.type.UuidTypeHandler;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -19,7 +20,9 @@ import org.mybatis.guice.MyBatisModule;
 import org.mybatis.guice.transactional.Transactional;
 
 /**
- * MyBatis on Guice over one HikariCP pool. The pool is built by the caller, which owns its
+ * MyBatis on Guice over one HikariCP pool, with the product's mappers and the {@code extraMappers}
+ * of the process or service that installs it (the order service adds its own; nothing here names
+ * a service's tables). The pool is built by the caller, which owns its
  * life cycle (start-up wait, close at shutdown). Every {@code @Transactional} method gets
  * {@link DataAccessTranslation} outside the transaction, so commit failures are translated too.
  */
@@ -55,7 +58,6 @@ public final class PersistenceModule extends MyBatisModule {
         addTypeHandlerClass(StringArrayTypeHandler.class);
 
         addMapperClass(OutboxMapper.class);
-        addMapperClass(OrderMapper.class);
         addMapperClass(ProcessedMessageMapper.class);
         addMapperClass(dev.outbox.persistence.consumer.ConsumerStateMapper.class);
         addMapperClass(dev.outbox.persistence.idempotency.IdempotencyKeyMapper.class);
@@ -64,7 +66,9 @@ public final class PersistenceModule extends MyBatisModule {
         addMapperClass(dev.outbox.persistence.relay.RelayRegistryMapper.class);
         addMapperClass(dev.outbox.persistence.cdc.CdcMapper.class);
         extraMappers.forEach(this::addMapperClass);
-        bind(dev.outbox.producer.Outbox.class).to(dev.outbox.persistence.outbox.MyBatisOutbox.class);
+        dev.outbox.persistence.outbox.MyBatisOutbox.bindIn(binder());
+        // a service may set its own (OptionalBinder.setBinding); the outbox's timestamps and ids use it
+        OptionalBinder.newOptionalBinder(binder(), Clock.class).setDefault().toInstance(Clock.systemUTC());
 
         // bound before MyBatisModule binds its transaction interceptor, so it wraps it
         bindInterceptor(any(), annotatedWith(Transactional.class), new DataAccessTranslation());

@@ -1,6 +1,5 @@
 package dev.outbox.consumer;
 
-import com.google.inject.AbstractModule;
 import com.google.inject.Guice;
 import com.google.inject.Injector;
 import com.rabbitmq.client.Channel;
@@ -23,7 +22,6 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -102,13 +100,9 @@ public final class ConsumerApp implements AutoCloseable {
                         DatabaseConfig.from(settings, dbUrl, "outbox-" + name),
                         settings.bool("OUTBOX_DB_MIGRATE", true)));
         try {
-            Injector injector = Guice.createInjector(
-                    database.module(registration.mappers().toArray(Class<?>[]::new)), new AbstractModule() {
-                        @Override
-                        protected void configure() {
-                            bind(Clock.class).toInstance(Clock.systemUTC());
-                        }
-                    });
+            // the persistence module binds the clock handlers get (UTC)
+            Injector injector =
+                    Guice.createInjector(database.module(registration.mappers().toArray(Class<?>[]::new)));
             ConsumerRunner runner = ConsumerRunner.transactional(
                     consumer,
                     contract,

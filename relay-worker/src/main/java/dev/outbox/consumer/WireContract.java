@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.LongString;
-import dev.outbox.kernel.Traceparent;
+import dev.outbox.Traceparent;
 import dev.outbox.kernel.contract.MessageContract;
 import dev.outbox.kernel.contract.MessageContracts;
 import dev.outbox.kernel.json.Json;

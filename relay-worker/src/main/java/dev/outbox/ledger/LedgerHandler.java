@@ -2,12 +2,10 @@ package dev.outbox.ledger;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.outbox.TimeOrderedIds;
 import dev.outbox.consumer.InboundMessage;
 import dev.outbox.consumer.MessageHandler;
 import dev.outbox.consumer.NonRetryableMessageException;
-import dev.outbox.domain.TimeOrderedIds;
-import dev.outbox.domain.event.PaymentCaptured;
-import dev.outbox.domain.event.PaymentRefunded;
 import dev.outbox.kernel.json.Json;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
@@ -30,6 +28,15 @@ import org.slf4j.LoggerFactory;
 public class LedgerHandler implements MessageHandler {
     private static final Logger LOG = LoggerFactory.getLogger(LedgerHandler.class);
 
+    /**
+     * The message types it books, as the contracts name them ({@code contracts/payment.captured},
+     * {@code contracts/payment.refunded}): a consumer knows the wire contract, not the producer's
+     * classes.
+     */
+    static final String PAYMENT_CAPTURED = "payment.captured";
+
+    static final String PAYMENT_REFUNDED = "payment.refunded";
+
     private final LedgerMapper ledger;
     private final Clock clock;
     private final String instanceId = instanceId();
@@ -51,9 +58,9 @@ public class LedgerHandler implements MessageHandler {
                 message.messageId(),
                 message.messageType());
         String entryType;
-        if (PaymentCaptured.TYPE.name().equals(message.messageType())) {
+        if (PAYMENT_CAPTURED.equals(message.messageType())) {
             entryType = LedgerEntry.CAPTURE;
-        } else if (PaymentRefunded.TYPE.name().equals(message.messageType())) {
+        } else if (PAYMENT_REFUNDED.equals(message.messageType())) {
             entryType = LedgerEntry.REFUND;
         } else {
             return;

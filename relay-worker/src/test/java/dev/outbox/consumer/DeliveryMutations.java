@@ -4,14 +4,14 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.impl.LongStringHelper;
+import dev.outbox.DomainEvent;
+import dev.outbox.MessageContext;
 import dev.outbox.consumer.WireContract.Rule;
 import dev.outbox.domain.Money;
 import dev.outbox.domain.Order;
 import dev.outbox.domain.OrderLine;
-import dev.outbox.domain.event.DomainEvent;
 import dev.outbox.messaging.publish.OutboundMessage;
 import dev.outbox.persistence.outbox.OutboxMessages;
-import dev.outbox.producer.MessageContext;
 import dev.outbox.relay.OutboxFixtures;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -402,7 +402,7 @@ public final class DeliveryMutations {
                         anyString(300, 300),
                         anyString(0, 60),
                         Arbitraries.of("00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01", "garbage"))
-                .filter(s -> !dev.outbox.kernel.Traceparent.isValid(s))
+                .filter(s -> !dev.outbox.Traceparent.isValid(s))
                 .map(t -> mutation(
                         "optional header",
                         "traceparent '" + abbreviate(t) + "'",

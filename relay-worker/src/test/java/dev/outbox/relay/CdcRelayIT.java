@@ -4,11 +4,11 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.outbox.MessageContext;
 import dev.outbox.config.Settings;
 import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
-import dev.outbox.producer.MessageContext;
 import dev.outbox.relay.cdc.CdcTestSupport;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;

@@ -3,10 +3,10 @@ package dev.outbox.relay;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.outbox.MessageContext;
 import dev.outbox.config.Settings;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
-import dev.outbox.producer.MessageContext;
 import dev.outbox.relay.cdc.CdcTestSupport;
 import dev.outbox.testkit.RecordingQueue;
 import java.time.Duration;

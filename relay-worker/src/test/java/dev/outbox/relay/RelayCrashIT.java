@@ -3,12 +3,12 @@ package dev.outbox.relay;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.outbox.MessageContext;
 import dev.outbox.config.Settings;
 import dev.outbox.consumer.ConsumerApp;
 import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
-import dev.outbox.producer.MessageContext;
 import dev.outbox.testkit.JavaProcess;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TcpProxy;

@@ -4,13 +4,13 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.outbox.MessageContext;
 import dev.outbox.config.Settings;
 import dev.outbox.kernel.outbox.ErrorCode;
 import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.kernel.outbox.OutboxStatus;
 import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
-import dev.outbox.producer.MessageContext;
 import dev.outbox.testkit.RabbitAdmin;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.RequiresRabbitMq;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.rabbitmq.client.AMQP;
+import dev.outbox.MessageContext;
 import dev.outbox.config.Settings;
 import dev.outbox.kernel.outbox.ErrorCode;
 import dev.outbox.kernel.outbox.OutboxRecord;
@@ -13,7 +14,6 @@ import dev.outbox.kernel.outbox.OutboxStatus;
 import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
-import dev.outbox.producer.MessageContext;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
 import java.nio.charset.StandardCharsets;

@@ -4,12 +4,12 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.outbox.MessageContext;
 import dev.outbox.config.Settings;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.persistence.relay.RelayLock;
-import dev.outbox.producer.MessageContext;
 import dev.outbox.testkit.JavaProcess;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TcpProxy;

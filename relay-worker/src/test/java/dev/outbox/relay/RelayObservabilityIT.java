@@ -4,10 +4,10 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.outbox.MessageContext;
 import dev.outbox.config.Settings;
 import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
-import dev.outbox.producer.MessageContext;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TcpProxy;
 import java.net.URI;

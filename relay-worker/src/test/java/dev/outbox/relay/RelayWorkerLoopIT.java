@@ -3,6 +3,7 @@ package dev.outbox.relay;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.outbox.MessageContext;
 import dev.outbox.config.Settings;
 import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.messaging.BrokerConfig;
@@ -11,7 +12,6 @@ import dev.outbox.messaging.ExponentialBackoff;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.outbox.OutboxMapper;
 import dev.outbox.persistence.outbox.OutboxStore;
-import dev.outbox.producer.MessageContext;
 import dev.outbox.testkit.RecordingQueue;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package dev.outbox.api.http;
 
-import dev.outbox.producer.MessageContext;
+import dev.outbox.MessageContext;
 import jakarta.ws.rs.container.ContainerRequestContext;
 
 /** What a request says about where it comes from, checked by {@link RequestMetadataFilter}. */

@@ -1,7 +1,7 @@
 package dev.outbox.api.http;
 
+import dev.outbox.MessageContext;
 import dev.outbox.domain.InvalidInputException;
-import dev.outbox.producer.MessageContext;
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;

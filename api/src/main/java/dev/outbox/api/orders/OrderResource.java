@@ -1,6 +1,7 @@
 package dev.outbox.api.orders;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.outbox.MessageContext;
 import dev.outbox.api.http.ApiException;
 import dev.outbox.api.http.JsonConfig;
 import dev.outbox.api.http.RequestMetadata;
@@ -8,7 +9,6 @@ import dev.outbox.api.idempotency.IdempotencyRequest;
 import dev.outbox.api.idempotency.IdempotentExecutor;
 import dev.outbox.api.idempotency.StoredResponse;
 import dev.outbox.domain.Order;
-import dev.outbox.producer.MessageContext;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;

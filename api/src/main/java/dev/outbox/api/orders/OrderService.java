@@ -1,17 +1,17 @@
 package dev.outbox.api.orders;
 
+import dev.outbox.DomainEvent;
+import dev.outbox.MessageContext;
+import dev.outbox.TimeOrderedIds;
+import dev.outbox.api.orders.persistence.OrderRepository;
 import dev.outbox.domain.InvalidInputException;
 import dev.outbox.domain.Money;
 import dev.outbox.domain.Order;
 import dev.outbox.domain.OrderLine;
-import dev.outbox.domain.TimeOrderedIds;
 import dev.outbox.domain.Violation;
-import dev.outbox.domain.event.DomainEvent;
-import dev.outbox.persistence.order.OrderRepository;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.persistence.outbox.OutboxMapper;
 import dev.outbox.persistence.outbox.OutboxMessages;
-import dev.outbox.producer.MessageContext;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.time.Clock;

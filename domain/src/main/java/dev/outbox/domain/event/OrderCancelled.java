@@ -1,5 +1,6 @@
 package dev.outbox.domain.event;
 
+import dev.outbox.MessageType;
 import dev.outbox.domain.Order;
 import dev.outbox.domain.OrderStatus;
 import java.time.Instant;

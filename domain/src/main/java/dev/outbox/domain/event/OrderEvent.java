@@ -1,5 +1,6 @@
 package dev.outbox.domain.event;
 
+import dev.outbox.DomainEvent;
 import dev.outbox.domain.Order;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,5 +1,6 @@
 package dev.outbox.domain.event;
 
+import dev.outbox.MessageType;
 import dev.outbox.domain.Order;
 import java.time.Instant;
 import java.util.Map;

@@ -3,7 +3,7 @@ package dev.outbox.messaging.publish;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.rabbitmq.client.AMQP;
-import dev.outbox.kernel.Traceparent;
+import dev.outbox.Traceparent;
 import dev.outbox.kernel.contract.MessageContracts;
 import dev.outbox.kernel.json.Json;
 import dev.outbox.kernel.outbox.ErrorCode;

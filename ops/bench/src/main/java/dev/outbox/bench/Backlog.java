@@ -1,15 +1,15 @@
 package dev.outbox.bench;
 
+import dev.outbox.DomainEvent;
+import dev.outbox.MessageContext;
+import dev.outbox.TimeOrderedIds;
 import dev.outbox.domain.Money;
 import dev.outbox.domain.Order;
 import dev.outbox.domain.OrderLine;
-import dev.outbox.domain.TimeOrderedIds;
-import dev.outbox.domain.event.DomainEvent;
 import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.kernel.outbox.OutboxStatus;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.persistence.outbox.OutboxMessages;
-import dev.outbox.producer.MessageContext;
 import java.io.StringReader;
 import java.math.BigDecimal;
 import java.sql.Connection;

@@ -1,10 +1,11 @@
 package dev.outbox.persistence.outbox;
 
-import dev.outbox.domain.event.MessageType;
+import dev.outbox.Aggregate;
+import dev.outbox.MessageContext;
+import dev.outbox.MessageType;
+import dev.outbox.Outbox;
+import dev.outbox.OutsideTransactionException;
 import dev.outbox.kernel.contract.MessageContracts;
-import dev.outbox.producer.Aggregate;
-import dev.outbox.producer.MessageContext;
-import dev.outbox.producer.Outbox;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.time.Clock;
@@ -17,22 +18,26 @@ import org.apache.ibatis.session.SqlSessionManager;
  */
 @Singleton
 public final class MyBatisOutbox implements Outbox {
+    /** Binds {@link Outbox} to this implementation, which stays out of reach of services. */
+    public static void bindIn(com.google.inject.Binder binder) {
+        binder.bind(Outbox.class).to(MyBatisOutbox.class);
+    }
+
     private final OutboxMapper mapper;
     private final SqlSessionManager sessions;
     private final Clock clock;
 
     @Inject
-    MyBatisOutbox(OutboxMapper mapper, SqlSessionManager sessions) {
+    MyBatisOutbox(OutboxMapper mapper, SqlSessionManager sessions, Clock clock) {
         this.mapper = mapper;
         this.sessions = sessions;
-        this.clock = Clock.systemUTC();
+        this.clock = clock;
     }
 
     @Override
     public UUID record(MessageType type, Aggregate aggregate, Object payload, MessageContext context) {
         if (!sessions.isManagedSessionStarted()) {
-            throw new IllegalStateException("Outbox.record(" + type + ") was called outside a transaction: call it"
-                    + " inside the @Transactional method that writes your own rows, so they commit together");
+            throw new OutsideTransactionException(type);
         }
         NewOutboxMessage message = OutboxMessages.from(
                 MessageContracts.onClasspath(),

@@ -2,13 +2,14 @@ package dev.outbox.persistence.outbox;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.outbox.domain.TimeOrderedIds;
-import dev.outbox.domain.event.DomainEvent;
-import dev.outbox.domain.event.MessageType;
+import dev.outbox.DomainEvent;
+import dev.outbox.MessageContext;
+import dev.outbox.MessageContractViolationException;
+import dev.outbox.MessageType;
+import dev.outbox.TimeOrderedIds;
 import dev.outbox.kernel.contract.MessageContract;
 import dev.outbox.kernel.contract.MessageContracts;
 import dev.outbox.kernel.json.Json;
-import dev.outbox.producer.MessageContext;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,10 +1,8 @@
 package dev.outbox.example.invoicing;
 
-import com.google.inject.AbstractModule;
 import com.google.inject.Guice;
 import com.google.inject.Injector;
-import dev.outbox.producer.OutboxPersistence;
-import java.time.Clock;
+import dev.outbox.OutboxPersistence;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
@@ -29,13 +27,7 @@ public final class InvoicingApp {
                 .baselineVersion("0")
                 .load()
                 .migrate();
-        return Guice.createInjector(
-                OutboxPersistence.module(dataSource, Duration.ofSeconds(30), InvoiceMapper.class),
-                new AbstractModule() {
-                    @Override
-                    protected void configure() {
-                        bind(Clock.class).toInstance(Clock.systemUTC());
-                    }
-                });
+        // the module binds a UTC clock, which InvoiceService shares with the outbox
+        return Guice.createInjector(OutboxPersistence.module(dataSource, Duration.ofSeconds(30), InvoiceMapper.class));
     }
 }

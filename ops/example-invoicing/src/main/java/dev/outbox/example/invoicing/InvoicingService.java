@@ -1,9 +1,9 @@
 package dev.outbox.example.invoicing;
 
-import dev.outbox.domain.event.MessageType;
-import dev.outbox.producer.Aggregate;
-import dev.outbox.producer.MessageContext;
-import dev.outbox.producer.Outbox;
+import dev.outbox.Aggregate;
+import dev.outbox.MessageContext;
+import dev.outbox.MessageType;
+import dev.outbox.Outbox;
 import jakarta.inject.Inject;
 import java.math.BigDecimal;
 import java.time.Clock;

@@ -7,11 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.inject.Injector;
+import dev.outbox.Aggregate;
+import dev.outbox.MessageContext;
+import dev.outbox.MessageContractViolationException;
+import dev.outbox.Outbox;
+import dev.outbox.OutsideTransactionException;
 import dev.outbox.config.Settings;
-import dev.outbox.persistence.outbox.MessageContractViolationException;
-import dev.outbox.producer.Aggregate;
-import dev.outbox.producer.MessageContext;
-import dev.outbox.producer.Outbox;
 import dev.outbox.relay.RelayApp;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
@@ -110,8 +111,8 @@ class InvoicingIT {
     @Test
     void recordingOutsideATransactionIsRefusedAndWritesNothing() {
         Outbox outbox = injector.getInstance(Outbox.class);
-        IllegalStateException e = assertThrows(
-                IllegalStateException.class,
+        OutsideTransactionException e = assertThrows(
+                OutsideTransactionException.class,
                 () -> outbox.record(
                         InvoicingService.INVOICE_ISSUED,
                         Aggregate.unversioned("invoice", UUID.randomUUID().toString()),
@@ -142,7 +143,7 @@ class InvoicingIT {
         void record(String type) {
             injector.getInstance(Runner.class)
                     .run(() -> outbox.record(
-                            new dev.outbox.domain.event.MessageType(type, 1),
+                            new dev.outbox.MessageType(type, 1),
                             Aggregate.unversioned("invoice", "i-1"),
                             Map.of("invoiceId", "i-1"),
                             MessageContext.none()));

@@ -1,4 +1,4 @@
-package dev.outbox.producer;
+package dev.outbox;
 
 import java.util.Objects;
 

@@ -1,4 +1,4 @@
-package dev.outbox.persistence;
+package dev.outbox.api.orders;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -6,20 +6,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.inject.Guice;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.DomainEvent;
+import dev.outbox.MessageContext;
+import dev.outbox.MessageContractViolationException;
+import dev.outbox.api.orders.persistence.OrderMapper;
+import dev.outbox.api.orders.persistence.OrderRepository;
 import dev.outbox.domain.Money;
 import dev.outbox.domain.Order;
 import dev.outbox.domain.OrderLine;
 import dev.outbox.domain.OrderStatus;
-import dev.outbox.domain.event.DomainEvent;
 import dev.outbox.domain.event.OrderCancelled;
 import dev.outbox.domain.event.OrderCreated;
 import dev.outbox.domain.event.PaymentCaptured;
 import dev.outbox.domain.event.PaymentRefunded;
-import dev.outbox.persistence.order.OrderRepository;
-import dev.outbox.persistence.outbox.MessageContractViolationException;
+import dev.outbox.persistence.DataSources;
+import dev.outbox.persistence.DatabaseConfig;
+import dev.outbox.persistence.PersistenceModule;
 import dev.outbox.persistence.outbox.OutboxMapper;
 import dev.outbox.persistence.outbox.OutboxMessages;
-import dev.outbox.producer.MessageContext;
 import dev.outbox.testkit.TestDatabase;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -46,7 +50,7 @@ import org.mybatis.guice.transactional.Transactional;
  * transaction is still open, so nothing commits: not the outbox row, not the earlier outbox rows
  * of the same transaction, not the order row.
  */
-class OutboxContractCheckIT {
+class OrderContractCheckIT {
     private static final TestDatabase DB = TestDatabase.get();
     private static final Currency EUR = Currency.getInstance("EUR");
     private static final Instant NOW = Instant.now().truncatedTo(ChronoUnit.MICROS);
@@ -77,7 +81,7 @@ class OutboxContractCheckIT {
     @BeforeAll
     static void start() {
         pool = DataSources.create(DatabaseConfig.of(DB.url(), DB.user(), DB.password(), "contract-check-it"));
-        writer = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(30)))
+        writer = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(30), OrderMapper.class))
                 .getInstance(OrderWriter.class);
     }
 

@@ -1,4 +1,4 @@
-package dev.outbox.kernel;
+package dev.outbox;
 
 import java.util.regex.Pattern;
 

@@ -1,7 +1,5 @@
-package dev.outbox.producer;
+package dev.outbox;
 
-import dev.outbox.domain.event.DomainEvent;
-import dev.outbox.domain.event.MessageType;
 import java.util.UUID;
 
 /**
@@ -20,7 +18,9 @@ import java.util.UUID;
  *
  * The payload is checked against its contract ({@code contracts/<type>/v<version>.schema.json}
  * on the classpath) before the row is written; a message type without a contract is refused.
- * Get an instance from the Guice injector built with {@link OutboxPersistence#module}.
+ * Get an instance from the Guice injector built with {@link OutboxPersistence#module}. This
+ * interface, the value types beside it and {@link OutboxException} are the whole write side a
+ * service compiles against; the implementation is found at run time.
  */
 public interface Outbox {
     /**
@@ -29,9 +29,9 @@ public interface Outbox {
      * @param payload the message body: a JSON-ready tree (maps, lists, strings, numbers, booleans)
      *     or any object Jackson serialises; it is stored, and later published, byte for byte
      * @return the message id: the AMQP {@code messageId} consumers deduplicate on
-     * @throws dev.outbox.persistence.outbox.MessageContractViolationException when the payload
-     *     breaks its contract or the type has none; your transaction must roll back
-     * @throws IllegalStateException when no transaction is active
+     * @throws MessageContractViolationException when the payload breaks its contract or the type
+     *     has none; your transaction must roll back
+     * @throws OutsideTransactionException when no transaction is active; nothing was written
      */
     UUID record(MessageType type, Aggregate aggregate, Object payload, MessageContext context);
 

@@ -1,4 +1,4 @@
-package dev.outbox.persistence.order;
+package dev.outbox.api.orders.persistence;
 
 import java.util.List;
 import java.util.UUID;

@@ -1,4 +1,4 @@
-package dev.outbox.domain;
+package dev.outbox;
 
 import java.security.SecureRandom;
 import java.util.UUID;

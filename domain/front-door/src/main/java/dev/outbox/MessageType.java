@@ -1,4 +1,4 @@
-package dev.outbox.domain.event;
+package dev.outbox;
 
 import java.util.Objects;
 

@@ -1,6 +1,4 @@
-package dev.outbox.producer;
-
-import dev.outbox.kernel.Traceparent;
+package dev.outbox;
 
 /**
  * Where a message came from: the request's correlation id, what caused it, the W3C trace

@@ -1,4 +1,4 @@
-package dev.outbox.domain;
+package dev.outbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

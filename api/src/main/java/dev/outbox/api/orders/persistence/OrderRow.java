@@ -1,4 +1,4 @@
-package dev.outbox.persistence.order;
+package dev.outbox.api.orders.persistence;
 
 import java.math.BigDecimal;
 import java.time.Instant;

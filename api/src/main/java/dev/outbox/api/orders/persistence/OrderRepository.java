@@ -1,4 +1,4 @@
-package dev.outbox.persistence.order;
+package dev.outbox.api.orders.persistence;
 
 import dev.outbox.domain.Money;
 import dev.outbox.domain.Order;

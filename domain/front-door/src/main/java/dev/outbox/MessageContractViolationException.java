@@ -1,13 +1,14 @@
-package dev.outbox.persistence.outbox;
+package dev.outbox;
 
 import java.util.List;
 
 /**
- * The domain produced an event whose payload breaks its own message contract. A bug, not bad
- * input: it is thrown before the outbox row is inserted, so the business transaction it belongs
- * to rolls back whole and the bad snapshot never commits.
+ * A message that breaks its own contract (its JSON Schema, its aggregate type, a version its
+ * ordered type needs), or a type with no contract at all. A bug, not bad input: it is thrown
+ * before the outbox row is inserted, so the business transaction it belongs to rolls back whole
+ * and the bad snapshot never commits.
  */
-public final class MessageContractViolationException extends IllegalStateException {
+public final class MessageContractViolationException extends OutboxException {
     private static final long serialVersionUID = 1L;
 
     private final String messageType;

@@ -1,0 +1,56 @@
+package dev.outbox;
+
+import com.google.inject.Module;
+import dev.outbox.spi.OutboxPersistenceProvider;
+import java.time.Duration;
+import java.util.List;
+import java.util.ServiceLoader;
+import javax.sql.DataSource;
+
+/**
+ * Setting the outbox up in a service of your own: its schema, and the MyBatis-Guice module that
+ * puts your mappers and the outbox's in one session factory, so that one {@code @Transactional}
+ * method writes both. The service keeps its own tables and its own migration history.
+ *
+ * <p>The implementation ({@code dev.outbox:outbox-persistence}, a run-time dependency) is found
+ * on the classpath; a service compiles against this module alone. The module binds {@link Outbox}
+ * and a default {@link java.time.Clock} (UTC) for its timestamps and ids; a service that wants
+ * another clock sets it with Guice's {@code OptionalBinder.newOptionalBinder(binder(),
+ * Clock.class).setBinding()}.
+ */
+public final class OutboxPersistence {
+    private OutboxPersistence() {}
+
+    /**
+     * Creates or upgrades the outbox's tables (Flyway, history in {@code flyway_schema_history};
+     * give your own migrations another history table). Safe to run from several processes at once.
+     */
+    public static void migrate(DataSource dataSource) {
+        provider().migrate(dataSource);
+    }
+
+    /**
+     * MyBatis on Guice over {@code dataSource} with the outbox's mapper, {@link Outbox} bound, and
+     * {@code serviceMappers}: install it instead of a MyBatisModule of your own.
+     *
+     * @param statementTimeout how long any statement may run
+     */
+    public static Module module(DataSource dataSource, Duration statementTimeout, Class<?>... serviceMappers) {
+        return provider().module(dataSource, statementTimeout, serviceMappers);
+    }
+
+    private static OutboxPersistenceProvider provider() {
+        List<OutboxPersistenceProvider> found =
+                ServiceLoader.load(OutboxPersistenceProvider.class, OutboxPersistence.class.getClassLoader()).stream()
+                        .map(ServiceLoader.Provider::get)
+                        .toList();
+        if (found.size() != 1) {
+            throw new OutboxException(
+                    found.isEmpty()
+                            ? "no outbox implementation on the classpath: add dev.outbox:outbox-persistence as a runtime"
+                                    + " dependency"
+                            : "more than one outbox implementation on the classpath: " + found);
+        }
+        return found.get(0);
+    }
+}
