@@ -46,6 +46,20 @@ public final class Database implements AutoCloseable {
         }
     }
 
+    /**
+     * Applies migrations of a consumer's own ({@link DatabaseMigrations#migrateOwn}) over a
+     * connection of their own, like the product's.
+     */
+    public void migrateOwn(String location, String historyTable, ClassLoader loader) {
+        var result = DatabaseMigrations.migrateOwn(DataSources.forMigrations(config), location, historyTable, loader);
+        LOG.info(
+                "{} at version {} ({} migration(s) applied now, history in {})",
+                location,
+                result.targetSchemaVersion == null ? "current" : result.targetSchemaVersion,
+                result.migrationsExecuted,
+                historyTable);
+    }
+
     /** "UP", or "DOWN: why", checked with a pooled connection's validity test. */
     public String ping() {
         try (java.sql.Connection c = dataSource.getConnection()) {

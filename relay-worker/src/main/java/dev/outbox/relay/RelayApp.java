@@ -7,6 +7,7 @@ import com.rabbitmq.client.Connection;
 import dev.outbox.config.ConfigurationException;
 import dev.outbox.config.HealthReport;
 import dev.outbox.config.Lifecycle;
+import dev.outbox.config.ProcessEndpoint;
 import dev.outbox.config.Settings;
 import dev.outbox.kernel.metrics.Metrics;
 import dev.outbox.messaging.BrokerConfig;

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.MessageContext;
 import dev.outbox.config.Settings;
-import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.relay.cdc.CdcTestSupport;
+import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
 import java.time.Duration;

@@ -4,9 +4,9 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.config.Settings;
-import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.messaging.Topology;
+import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
 import dev.outbox.testkit.TestDatabase;

@@ -83,38 +83,6 @@ public final class OutboxFixtures implements AutoCloseable {
         return m;
     }
 
-    /** The AMQP message the relay would publish for a row (for tests that publish directly). */
-    public static dev.outbox.messaging.publish.OutboundMessage wire(NewOutboxMessage m) {
-        dev.outbox.kernel.outbox.OutboxRecord row = new dev.outbox.kernel.outbox.OutboxRecord(
-                m.id(),
-                m.aggregateType(),
-                m.aggregateId(),
-                m.aggregateVersion(),
-                m.messageType(),
-                m.messageVersion(),
-                m.exchangeName(),
-                m.routingKey(),
-                m.payload(),
-                m.headers(),
-                dev.outbox.kernel.outbox.OutboxStatus.IN_PROGRESS,
-                1,
-                Instant.now(),
-                null,
-                null,
-                Instant.now(),
-                Instant.now(),
-                "test",
-                1L,
-                null,
-                m.correlationId(),
-                m.causationId(),
-                m.traceId(),
-                m.tenantId());
-        return ((dev.outbox.messaging.publish.AmqpMessageMapper.Ready)
-                        dev.outbox.messaging.publish.AmqpMessageMapper.map(row))
-                .message();
-    }
-
     /** Inserts a row the way any SQL client may: raw values, status PENDING. */
     UUID insertRaw(String messageType, String routingKey, String exchange, String payloadJson) {
         UUID id = UUID.randomUUID();

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.outbox.MessageContext;
 import dev.outbox.config.Settings;
-import dev.outbox.consumer.ConsumerApp;
-import dev.outbox.ledger.LedgerConsumer;
+import dev.outbox.consumer.runtime.ConsumerApp;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
+import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.JavaProcess;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TcpProxy;
@@ -166,7 +166,7 @@ class RelayCrashIT {
         assertEquals(orders, fx.count("last_error_code = 'STALE_LOCK' AND attempt_count = 2"));
 
         // the ledger consumer receives both copies of every v1 and applies everything once
-        ConsumerApp ledger = LedgerConsumer.start(new Settings(fx.env()));
+        ConsumerApp ledger = ConsumerApp.start(new Settings(fx.env()), LedgerConsumer.REGISTRATION);
         closing.add(ledger);
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> ledger.runner().applied() + ledger.runner().duplicates() == 3L * orders);

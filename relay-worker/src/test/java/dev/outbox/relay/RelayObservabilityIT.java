@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.MessageContext;
 import dev.outbox.config.Settings;
-import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
+import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TcpProxy;
 import java.net.URI;

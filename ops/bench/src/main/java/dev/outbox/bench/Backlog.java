@@ -6,8 +6,6 @@ import dev.outbox.TimeOrderedIds;
 import dev.outbox.domain.Money;
 import dev.outbox.domain.Order;
 import dev.outbox.domain.OrderLine;
-import dev.outbox.kernel.outbox.OutboxRecord;
-import dev.outbox.kernel.outbox.OutboxStatus;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.persistence.outbox.OutboxMessages;
 import java.io.StringReader;
@@ -136,35 +134,5 @@ final class Backlog {
     /** COPY text format: escape the backslash and the three characters that end a field or row. */
     private static String text(String s) {
         return s.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r");
-    }
-
-    /** The row the relay would read back for a message, for mapping it to AMQP without a database. */
-    static OutboxRecord asRecord(NewOutboxMessage m) {
-        Instant now = Instant.now();
-        return new OutboxRecord(
-                m.id(),
-                m.aggregateType(),
-                m.aggregateId(),
-                m.aggregateVersion(),
-                m.messageType(),
-                m.messageVersion(),
-                m.exchangeName(),
-                m.routingKey(),
-                m.payload(),
-                m.headers(),
-                OutboxStatus.PENDING,
-                0,
-                now,
-                null,
-                null,
-                now,
-                null,
-                null,
-                null,
-                null,
-                m.correlationId(),
-                m.causationId(),
-                m.traceId(),
-                m.tenantId());
     }
 }

@@ -24,7 +24,7 @@ final class BrokerCeiling {
     static List<OutboundMessage> messages(List<NewOutboxMessage> events) {
         List<OutboundMessage> out = new ArrayList<>(events.size());
         for (NewOutboxMessage m : events) {
-            if (!(AmqpMessageMapper.map(Backlog.asRecord(m)) instanceof AmqpMessageMapper.Ready ready)) {
+            if (!(AmqpMessageMapper.map(m.asPendingRecord()) instanceof AmqpMessageMapper.Ready ready)) {
                 throw new IllegalStateException("benchmark event does not map to a message: " + m.id());
             }
             out.add(ready.message());

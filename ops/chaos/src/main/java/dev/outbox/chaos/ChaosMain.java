@@ -1,8 +1,8 @@
 package dev.outbox.chaos;
 
-import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.QueueType;
 import dev.outbox.messaging.Topology;
+import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.TcpProxy;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
 package dev.outbox.chaos;
 
+import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.JavaProcess;
 import dev.outbox.testkit.net.NetworkSandbox;
 import java.io.IOException;
@@ -36,14 +37,16 @@ final class Fleet implements AutoCloseable {
     enum Kind {
         API("dev.outbox.api.ApiMain", "outbox-api"),
         RELAY("dev.outbox.relay.RelayMain", "outbox-relay"),
-        CONSUMER("dev.outbox.ledger.LedgerConsumerMain", "outbox-ledger");
+        CONSUMER("dev.outbox.consumer.runtime.ConsumerMain", "outbox-ledger", LedgerConsumer.NAME);
 
         final String mainClass;
         final String applicationName;
+        final String[] args;
 
-        Kind(String mainClass, String applicationName) {
+        Kind(String mainClass, String applicationName, String... args) {
             this.mainClass = mainClass;
             this.applicationName = applicationName;
+            this.args = args;
         }
     }
 
@@ -104,8 +107,8 @@ final class Fleet implements AutoCloseable {
             }
             Map<String, String> env = new LinkedHashMap<>(env(this));
             JavaProcess p = sandbox == null
-                    ? JavaProcess.start(JVM, name + "-g" + generation, kind.mainClass, env)
-                    : JavaProcess.startIn(sandbox, JVM, name + "-g" + generation, kind.mainClass, env);
+                    ? JavaProcess.start(JVM, name + "-g" + generation, kind.mainClass, env, kind.args)
+                    : JavaProcess.startIn(sandbox, JVM, name + "-g" + generation, kind.mainClass, env, kind.args);
             logs.add(new Log(name + "-g" + generation, p.log()));
             process = p;
         }

@@ -2,8 +2,8 @@ package dev.outbox.chaos;
 
 import dev.outbox.kernel.contract.MessageContract;
 import dev.outbox.kernel.contract.MessageContracts;
-import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
+import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.rows.GeneratedRows;
 import dev.outbox.testkit.rows.PublicationAudit;
 import dev.outbox.testkit.rows.RowWriter;

@@ -1,7 +1,7 @@
 package dev.outbox.chaos;
 
-import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
+import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.rows.PublicationAudit;
 import java.sql.Array;
 import java.sql.Connection;

@@ -4,8 +4,8 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
+import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.JavaProcess;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
@@ -137,7 +137,8 @@ class PartitionIT {
 
         api = later(JavaProcess.startIn(sandbox, "partition-api", "dev.outbox.api.ApiMain", env));
         relay = later(JavaProcess.startIn(sandbox, "partition-relay", "dev.outbox.relay.RelayMain", env));
-        ledger = later(JavaProcess.startIn(sandbox, "partition-ledger", "dev.outbox.ledger.LedgerConsumerMain", env));
+        ledger = later(JavaProcess.startIn(
+                sandbox, "partition-ledger", "dev.outbox.consumer.runtime.ConsumerMain", env, LedgerConsumer.NAME));
         Pattern running = Pattern.compile("running \\(pid \\d+\\)");
         for (JavaProcess p : List.of(api, relay, ledger)) {
             p.awaitOutput(running, Duration.ofSeconds(90));

@@ -5,8 +5,9 @@ import dev.outbox.config.ConfigurationException;
 import dev.outbox.config.Lifecycle;
 import dev.outbox.config.ProcessSignals;
 import dev.outbox.config.Settings;
-import dev.outbox.consumer.ConsumerApp;
-import dev.outbox.ledger.LedgerConsumer;
+import dev.outbox.consumer.ConsumerRegistration;
+import dev.outbox.consumer.runtime.ConsumerApp;
+import dev.outbox.consumer.runtime.Consumers;
 import dev.outbox.persistence.DataAccessException;
 import dev.outbox.relay.RelayApp;
 import java.io.UncheckedIOException;
@@ -16,10 +17,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the whole system in one JVM: the API, the relay and the sample ledger consumer, each
- * with its own pool and broker connection exactly as when they run as separate processes.
- * Ctrl-C (SIGINT) or SIGTERM stops them in reverse order: API first (no new writes), then the
- * relay (drains confirms), then the consumer.
+ * Runs the whole system in one JVM: the API, the relay and every consumer on the classpath
+ * ({@link Consumers}: the samples under {@code ops/consumers}, which {@code ops/run.sh} puts
+ * there), each with its own pool and broker connection exactly as when they run as separate
+ * processes. Ctrl-C (SIGINT) or SIGTERM stops them in reverse order: API first (no new writes),
+ * then the relay (drains confirms), then the consumers.
  */
 public final class Launcher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Launcher.class);
@@ -27,11 +29,11 @@ public final class Launcher implements AutoCloseable {
     private final Lifecycle started;
     private final ApiApp api;
     private final RelayApp relay;
-    private final ConsumerApp ledger;
+    private final List<ConsumerApp> consumers;
     private final Settings settings;
 
-    private Launcher(Lifecycle started, ApiApp api, RelayApp relay, ConsumerApp ledger, Settings settings) {
-        this.ledger = ledger;
+    private Launcher(Lifecycle started, ApiApp api, RelayApp relay, List<ConsumerApp> consumers, Settings settings) {
+        this.consumers = List.copyOf(consumers);
         this.started = started;
         this.api = api;
         this.relay = relay;
@@ -41,10 +43,13 @@ public final class Launcher implements AutoCloseable {
     public static Launcher start(Settings settings) {
         Lifecycle started = new Lifecycle("launcher");
         try {
-            ConsumerApp ledger = started.add("ledger consumer", LedgerConsumer.start(settings));
+            List<ConsumerApp> consumers = new ArrayList<>();
+            for (ConsumerRegistration consumer : Consumers.all()) {
+                consumers.add(started.add(consumer.name() + " consumer", ConsumerApp.start(settings, consumer)));
+            }
             RelayApp relay = started.add("relay", RelayApp.start(settings));
             ApiApp api = started.add("API", ApiApp.start(settings));
-            return new Launcher(started, api, relay, ledger, settings);
+            return new Launcher(started, api, relay, consumers, settings);
         } catch (RuntimeException e) {
             started.close();
             throw e;
@@ -59,6 +64,11 @@ public final class Launcher implements AutoCloseable {
         return relay;
     }
 
+    /** The consumers it runs, in name order. */
+    public List<ConsumerApp> consumers() {
+        return consumers;
+    }
+
     /** What to print once everything is up: where things are and something to try. */
     public String banner() {
         return banner(List.of(), -1);
@@ -70,12 +80,19 @@ public final class Launcher implements AutoCloseable {
         int port = api.port();
         List<String> lines = new ArrayList<>();
         lines.add("");
-        lines.add("  Outbox service is running: API + relay + ledger consumer"
+        String names =
+                consumers.stream().map(c -> c.registration().name()).toList().toString();
+        lines.add("  Outbox service is running: API + relay + consumers " + names
                 + (startedMillis >= 0 ? " (ready in " + startedMillis + " ms)" : ""));
         lines.add("    API       http://localhost:" + port + "/orders");
         lines.add("    metrics   http://localhost:" + port + "/metrics (API), http://localhost:" + relay.httpPort()
-                + "/metrics (relay), http://localhost:" + ledger.httpPort() + "/metrics (ledger consumer);"
-                + " health at /health/ready on each");
+                + "/metrics (relay)"
+                + consumers.stream()
+                        .filter(c -> c.httpPort() >= 0)
+                        .map(c -> ", http://localhost:" + c.httpPort() + "/metrics ("
+                                + c.registration().name() + ")")
+                        .reduce("", String::concat)
+                + "; health at /health/ready on each");
         lines.add("    database  " + db);
         lines.add("    broker    " + amqp);
         lines.addAll(embedded);
@@ -85,7 +102,7 @@ public final class Launcher implements AutoCloseable {
                 + "\"unitPrice\":\"21.25\"}]}'");
         lines.add("    curl -s -X POST localhost:" + port + "/orders/<id>/capture -H 'Content-Type: application/json'"
                 + " -d '{\"amount\":\"42.50\"}'");
-        lines.add("  then watch the relay publish it and the ledger book it in the log below.");
+        lines.add("  then watch the relay publish it and the consumers apply it in the log below.");
         lines.add("  Ctrl-C stops everything.");
         lines.add("");
         return String.join(System.lineSeparator(), lines);

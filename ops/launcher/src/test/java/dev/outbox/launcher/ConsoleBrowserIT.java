@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.config.Settings;
-import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
+import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
 import dev.outbox.testkit.TestDatabase;

@@ -9,10 +9,11 @@ import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 import dev.outbox.api.ApiApp;
 import dev.outbox.config.Settings;
+import dev.outbox.consumer.runtime.ConsumerApp;
 import dev.outbox.kernel.json.Json;
-import dev.outbox.ledger.LedgerConsumer;
 import dev.outbox.messaging.Topology;
 import dev.outbox.relay.RelayApp;
+import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
 import dev.outbox.testkit.TestDatabase;
@@ -192,7 +193,7 @@ class EndToEndIT {
         assertEquals(40, DB.count("SELECT count(*) FROM message_outbox WHERE status = 'PENDING'"));
         assertEquals(0, DB.count("SELECT count(*) FROM ledger_entries"));
 
-        closing.add(LedgerConsumer.start(settings()));
+        closing.add(ConsumerApp.start(settings(), LedgerConsumer.REGISTRATION));
         closing.add(RelayApp.start(settings()));
         await().atMost(Duration.ofSeconds(30)).until(() -> DB.count("SELECT count(*) FROM ledger_entries") == 20);
         assertEquals(40, DB.count("SELECT count(*) FROM message_outbox WHERE status = 'PUBLISHED'"));

@@ -1,5 +1,8 @@
 package dev.outbox.persistence.outbox;
 
+import dev.outbox.kernel.outbox.OutboxRecord;
+import dev.outbox.kernel.outbox.OutboxStatus;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -36,6 +39,40 @@ public record NewOutboxMessage(
     }
 
     /** The same message with another payload snapshot (JSON text): for tests of what consumers tolerate. */
+    /**
+     * The row as the relay reads it back before claiming it ({@code PENDING}, no attempt yet): for
+     * mapping a message to AMQP without a database (the benchmark's broker ceiling, tests that
+     * publish straight to a queue).
+     */
+    public OutboxRecord asPendingRecord() {
+        Instant now = Instant.now();
+        return new OutboxRecord(
+                id,
+                aggregateType,
+                aggregateId,
+                aggregateVersion,
+                messageType,
+                messageVersion,
+                exchangeName,
+                routingKey,
+                payload,
+                headers,
+                OutboxStatus.PENDING,
+                0,
+                now,
+                null,
+                null,
+                now,
+                null,
+                null,
+                null,
+                null,
+                correlationId,
+                causationId,
+                traceId,
+                tenantId);
+    }
+
     public NewOutboxMessage withPayload(String otherPayload) {
         return new NewOutboxMessage(
                 id,

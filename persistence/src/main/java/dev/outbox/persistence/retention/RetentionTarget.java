@@ -17,6 +17,18 @@ public record RetentionTarget<M>(String table, Class<M> mapper, BatchDelete<M> d
         Objects.requireNonNull(delete, "delete");
     }
 
+    /**
+     * A consumer's own table, as its registration names it: pruned at the dedupe records' age
+     * ({@code OUTBOX_RETENTION_PROCESSED_AGE}), so what it holds about a message lasts as long as
+     * the record that the message was processed.
+     */
+    public static <M> RetentionTarget<M> of(dev.outbox.consumer.RetainedTable<M> table) {
+        return new RetentionTarget<>(
+                table.table(),
+                table.mapper(),
+                (m, policy) -> table.delete().deleteBatch(m, policy.processedAge(), policy.batchSize()));
+    }
+
     /** Deletes one batch through the mapper; returns the number of rows deleted. */
     @FunctionalInterface
     public interface BatchDelete<M> {

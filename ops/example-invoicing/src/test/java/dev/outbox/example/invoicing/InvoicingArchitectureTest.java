@@ -1,10 +1,6 @@
 package dev.outbox.example.invoicing;
 
-import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
-
-import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
+import dev.outbox.testkit.arch.FrontDoorOnly;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,26 +10,7 @@ import org.junit.jupiter.api.Test;
  */
 class InvoicingArchitectureTest {
     @Test
-    void theServiceUsesOnlyThePublicApiOfTheOutbox() {
-        JavaClasses service = new ClassFileImporter()
-                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .importPackages("dev.outbox.example.invoicing");
-        classes()
-                .should()
-                .onlyDependOnClassesThat()
-                .resideInAnyPackage(
-                        "dev.outbox.example.invoicing..",
-                        "dev.outbox..",
-                        "dev.outbox.domain.event..",
-                        "java..",
-                        "javax.sql..",
-                        "jakarta.inject..",
-                        "com.google.inject..",
-                        "org.mybatis.guice..",
-                        "org.apache.ibatis.annotations..",
-                        "org.apache.ibatis.session..",
-                        "org.flywaydb.core..")
-                .because("a service adopts the outbox through dev.outbox, not its implementation")
-                .check(service);
+    void theServiceUsesOnlyTheFrontDoorOfTheOutbox() {
+        FrontDoorOnly.check("dev.outbox.example.invoicing");
     }
 }

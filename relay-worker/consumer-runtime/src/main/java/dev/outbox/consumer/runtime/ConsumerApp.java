@@ -1,0 +1,269 @@
+package dev.outbox.consumer.runtime;
+
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import com.rabbitmq.client.Channel;
+import dev.outbox.config.ConfigurationException;
+import dev.outbox.config.HealthReport;
+import dev.outbox.config.Lifecycle;
+import dev.outbox.config.ProcessEndpoint;
+import dev.outbox.config.Settings;
+import dev.outbox.consumer.ConsumerRegistration;
+import dev.outbox.kernel.metrics.Metrics;
+import dev.outbox.messaging.BrokerConfig;
+import dev.outbox.messaging.BrokerSession;
+import dev.outbox.messaging.ExponentialBackoff;
+import dev.outbox.messaging.Topology;
+import dev.outbox.persistence.Database;
+import dev.outbox.persistence.DatabaseConfig;
+import dev.outbox.persistence.retention.RetentionPolicy;
+import dev.outbox.persistence.retention.RetentionRun;
+import dev.outbox.persistence.retention.RetentionSchedule;
+import dev.outbox.persistence.retention.RetentionTarget;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeoutException;
+import javax.sql.DataSource;
+import org.apache.ibatis.session.SqlSessionFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The process around any consumer: database (migrated, MyBatis-Guice with the consumer's
+ * mappers), broker session with reconnects, the topology declared on every connect, the
+ * transactional dedupe runner around the registered handler, metrics and {@code /health/ready}
+ * (ready only while the database answers and every consumer channel is subscribed), all started
+ * and stopped through one {@link Lifecycle}. Every delivery is checked against the wire contract
+ * of the queue ({@link WireContract#forQueue}) before the handler sees it. A consumer brings a
+ * {@link ConsumerRegistration} and its handler; it copies none of this.
+ */
+public final class ConsumerApp implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ConsumerApp.class);
+
+    /**
+     * Starts the retention of the consumer's own tables, the last part to start. Package-private
+     * so a test can make it fail and see every part started before it stopped.
+     */
+    @FunctionalInterface
+    interface RetentionStart {
+        AutoCloseable start(RetentionSchedule schedule);
+    }
+
+    private static final RetentionStart START_RETENTION = schedule -> {
+        schedule.start();
+        return schedule;
+    };
+
+    private final ConsumerRegistration registration;
+    private final Lifecycle started;
+    private final ConsumerRunner runner;
+    private final ProcessEndpoint endpoint;
+
+    private ConsumerApp(
+            ConsumerRegistration registration, Lifecycle started, ConsumerRunner runner, ProcessEndpoint endpoint) {
+        this.registration = registration;
+        this.started = started;
+        this.runner = runner;
+        this.endpoint = endpoint;
+    }
+
+    public static ConsumerApp start(Settings settings, ConsumerRegistration registration) {
+        return start(settings, registration, START_RETENTION);
+    }
+
+    /** Starts a consumer found on the classpath ({@link Consumers#named}). */
+    public static ConsumerApp start(Settings settings, String consumerName) {
+        return start(settings, Consumers.named(consumerName));
+    }
+
+    public ConsumerRegistration registration() {
+        return registration;
+    }
+
+    /**
+     * Starts the parts in order (database, broker session and runner, HTTP endpoint, retention),
+     * each recorded in one {@link Lifecycle}: if a later part fails to start, the earlier ones are
+     * stopped, newest first, and the failure is thrown; {@link #close} stops them the same way.
+     */
+    static ConsumerApp start(Settings settings, ConsumerRegistration registration, RetentionStart startRetention) {
+        String name = registration.name();
+        String prefix = registration.settingsPrefix();
+        String dbUrl = settings.optional("OUTBOX_DB_URL")
+                .orElseThrow(() -> new ConfigurationException("OUTBOX_DB_URL is not set"));
+        String amqpUri = settings.optional("OUTBOX_AMQP_URI")
+                .orElseThrow(() -> new ConfigurationException("OUTBOX_AMQP_URI is not set"));
+        ConsumerSettings consumer = ConsumerSettings.from(settings, prefix, name, registration.queue());
+        int httpPort = settings.integer("OUTBOX_" + prefix + "_HTTP_PORT", registration.defaultHttpPort(), -1, 65_535);
+        String httpHost = settings.string("OUTBOX_" + prefix + "_HTTP_HOST", "0.0.0.0");
+        RetentionPolicy retentionPolicy = RetentionPolicy.from(settings);
+        BrokerConfig brokerConfig = BrokerConfig.from(settings, amqpUri, "outbox-" + name);
+        requireAttemptsBelowTheDeliveryLimit(prefix, registration.queue(), consumer, brokerConfig);
+        WireContract contract = WireContract.forQueue(registration.queue());
+        requireEveryTypeOfAnOrderedAggregate(registration, contract);
+        Lifecycle started = new Lifecycle(name + " consumer");
+        boolean migrate = settings.bool("OUTBOX_DB_MIGRATE", true);
+        Database database = started.add(
+                "database", Database.start(DatabaseConfig.from(settings, dbUrl, "outbox-" + name), migrate));
+        try {
+            if (migrate && registration.migrations().isPresent()) {
+                // the consumer's own tables, history in flyway_<name>_history, from the consumer's jar
+                database.migrateOwn(
+                        registration.migrations().get(),
+                        registration.migrationHistoryTable(),
+                        registration.handler().getClassLoader());
+            }
+            // the persistence module binds the clock handlers get (UTC)
+            Injector injector =
+                    Guice.createInjector(database.module(registration.mappers().toArray(Class<?>[]::new)));
+            ConsumerRunner runner = ConsumerRunner.transactional(
+                    consumer,
+                    contract,
+                    injector.getInstance(IdempotentProcessor.class),
+                    injector.getInstance(registration.handler()),
+                    injector.getInstance(FailureCounter.class),
+                    registration.ordering() == ConsumerRegistration.Ordering.AGGREGATE_ORDER);
+            BrokerSession session = new BrokerSession(
+                    brokerConfig,
+                    // capped at 10 s: once a partition heals, consuming resumes within it
+                    new ExponentialBackoff(Duration.ofMillis(500), Duration.ofSeconds(10)),
+                    connection -> {
+                        try (Channel ch = connection.createChannel()) {
+                            Topology.declare(ch, brokerConfig.queueType());
+                        } catch (TimeoutException e) {
+                            throw new java.io.IOException(e);
+                        }
+                        runner.start(connection);
+                    });
+            PrometheusMeterRegistry registry = Metrics.registry("outbox-" + name);
+            runner.bindTo(registry);
+            Gauge.builder("outbox.broker.available", session, s -> s.isAvailable() ? 1 : 0)
+                    .description("1 while the consumer has a usable broker connection")
+                    .strongReference(true)
+                    .register(registry);
+            session.start();
+            started.add("broker session", session);
+            // stopped before the session: its channels close while the connection is still there
+            started.add("consumer runner", runner);
+            ProcessEndpoint endpoint = null;
+            if (httpPort >= 0) {
+                try {
+                    endpoint = started.add(
+                            "HTTP endpoint",
+                            ProcessEndpoint.start(
+                                    httpHost,
+                                    httpPort,
+                                    registry,
+                                    () -> true,
+                                    () -> readiness(database, session, runner)));
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot open the " + name + " consumer's HTTP port " + httpPort, e);
+                }
+                LOG.info("{} consumer metrics and health on http://{}:{}/metrics", name, httpHost, endpoint.port());
+            }
+            if (retentionPolicy.enabled() && !registration.retention().isEmpty()) {
+                RetentionSchedule retention = new RetentionSchedule(
+                        name,
+                        new RetentionRun(
+                                injector.getInstance(DataSource.class),
+                                injector.getInstance(SqlSessionFactory.class),
+                                RetentionRun.lockKeyFor(name),
+                                registration.retention().stream()
+                                        .<RetentionTarget<?>>map(RetentionTarget::of)
+                                        .toList()),
+                        retentionPolicy,
+                        registry);
+                started.add("retention", startRetention.start(retention));
+            }
+            LOG.info(
+                    "{} consumer started on {} (prefetch {}, {} channel(s)); it accepts {}",
+                    name,
+                    registration.queue(),
+                    consumer.prefetch(),
+                    consumer.channels(),
+                    contract.describe());
+            return new ConsumerApp(registration, started, runner, endpoint);
+        } catch (RuntimeException | Error e) {
+            LOG.error("{} consumer failed to start; stopping the {} part(s) already started", name, started.size());
+            started.close();
+            throw e;
+        }
+    }
+
+    /**
+     * A consumer that applies in aggregate order must see every versioned message of the
+     * aggregate, or it holds each one for a version it never receives (found here: a consumer of
+     * {@code order.shipped} alone held every message for {@code v1}).
+     */
+    static void requireEveryTypeOfAnOrderedAggregate(ConsumerRegistration registration, WireContract contract) {
+        if (registration.ordering() != ConsumerRegistration.Ordering.AGGREGATE_ORDER) {
+            return;
+        }
+        Map<String, java.util.List<String>> missing = contract.partlyBoundOrderedAggregates();
+        if (!missing.isEmpty()) {
+            throw new ConfigurationException("consumer " + registration.name() + " applies in aggregate order, but "
+                    + registration.queue() + " does not bind every message type of " + missing.keySet()
+                    + " (it misses " + missing + "): bind them all in its topology file, or register it"
+                    + " asDelivered()");
+        }
+    }
+
+    /**
+     * On a quorum queue the broker dead-letters a message delivered {@code x-delivery-limit}
+     * times, without the consumer's reason: the consumer must give up first.
+     */
+    private static void requireAttemptsBelowTheDeliveryLimit(
+            String prefix, String queue, ConsumerSettings consumer, BrokerConfig broker) {
+        OptionalLong limit = Topology.deliveryLimitOf(queue, broker.queueType());
+        if (limit.isPresent() && consumer.maxAttempts() >= limit.getAsLong()) {
+            throw new ConfigurationException("OUTBOX_" + prefix + "_MAX_ATTEMPTS " + consumer.maxAttempts()
+                    + " must be below the delivery limit " + limit.getAsLong() + " of the quorum queue " + queue
+                    + " (deliveryLimit in its topology file), or the broker dead-letters a failing message before the"
+                    + " consumer gives up on it");
+        }
+    }
+
+    private static HealthReport readiness(Database database, BrokerSession session, ConsumerRunner runner) {
+        String consumer = runner.isConsuming()
+                ? "UP"
+                : "DOWN: " + runner.consumingChannels() + " of "
+                        + runner.settings().channels() + " channel(s) consuming "
+                        + runner.settings().queue();
+        return HealthReport.of(Map.of(
+                "database",
+                database.ping(),
+                "broker",
+                session.isAvailable() ? "UP" : "DOWN: " + session.lastError(),
+                "consumer",
+                consumer));
+    }
+
+    /** The port of {@code /metrics} and {@code /health}, or -1 when disabled. */
+    public int httpPort() {
+        return endpoint == null ? -1 : endpoint.port();
+    }
+
+    public ConsumerRunner runner() {
+        return runner;
+    }
+
+    @Override
+    public void close() {
+        started.close();
+        LOG.info(
+                "{} consumer stopped: applied={} (+{} held, applied later) duplicates={} stale={} failures={}"
+                        + " dead-lettered={} contract-violations={}",
+                registration.name(),
+                runner.applied(),
+                runner.heldApplied(),
+                runner.duplicates(),
+                runner.stale(),
+                runner.failures(),
+                runner.deadLettered(),
+                runner.contractViolations());
+    }
+}

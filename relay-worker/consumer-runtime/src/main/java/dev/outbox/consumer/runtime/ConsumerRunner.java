@@ -1,0 +1,1113 @@
+package dev.outbox.consumer.runtime;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.DefaultConsumer;
+import com.rabbitmq.client.Delivery;
+import com.rabbitmq.client.Envelope;
+import com.rabbitmq.client.ShutdownSignalException;
+import dev.outbox.consumer.InboundMessage;
+import dev.outbox.consumer.MessageHandler;
+import dev.outbox.consumer.NonRetryableMessageException;
+import dev.outbox.messaging.ExponentialBackoff;
+import dev.outbox.messaging.FailureDescriptions;
+import dev.outbox.messaging.publish.ConfirmPublisher;
+import dev.outbox.messaging.publish.DeadLetters;
+import dev.outbox.persistence.DataAccessException;
+import dev.outbox.persistence.DatabaseUnavailableException;
+import dev.outbox.persistence.consumer.HeldMessage;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * Runs one consumer on one queue with manual acks: {@code channels} channels, each with
+ * {@code prefetch} unacknowledged deliveries. Every delivery is processed, then acked; never the
+ * other way round.
+ *
+ * <ul>
+ *   <li>{@link #transactional}: the effect shares the dedupe transaction
+ *       ({@link IdempotentProcessor}): exactly once in effect, in aggregate order.
+ *   <li>{@link #atMostOnce}: the effect is outside the database ({@link SideEffectGuard}).
+ * </ul>
+ *
+ * Every delivery is first checked against the wire contract of the queue ({@link WireContract}):
+ * one that breaks it goes to the dead-letter queue at once, the rule it broke in the reason and
+ * counted per rule ({@code outbox_consumer_contract_violations_total{rule}}); no handler sees it.
+ *
+ * <p>Failures: a database outage ({@link DatabaseUnavailableException}) is waited out with the
+ * delivery in hand, unacked, and tried again until the database answers: it is neither counted
+ * nor requeued, because every requeue raises a quorum queue's delivery count towards its
+ * {@code x-delivery-limit} (see {@link #untilTheDatabaseAnswers}); any other failure, a statement the reachable database refused (timeout, out of memory) or a
+ * concurrency conflict included, is counted (in its own transaction) and requeued after a pause,
+ * until {@code maxAttempts}, when the message goes to the dead-letter queue with the reason; a
+ * {@link NonRetryableMessageException} goes there at once. A poison message never loops for ever. A held successor is applied after its predecessor
+ * committed, in a transaction of its own, and a held message that fails goes to the dead-letter
+ * queue itself; its predecessor stays applied.
+ *
+ * <p>Nothing leaves the delivery callback: amqp-client closes a channel whose consumer throws,
+ * and that would silently leave the queue without consumers. What escapes the handling above is
+ * caught at the callback, counted ({@link #deliveryErrors}) and the delivery dead-lettered with
+ * the reason. The recovery timer catches everything its tasks throw, {@link Error}s included,
+ * counts it and carries on. A channel that closes or a consumer the broker cancels (its queue was deleted, for
+ * example) is reopened and resubscribed with backoff for as long as the connection lives; a new
+ * connection restarts everything through {@link #start}. {@link #isConsuming} says whether every
+ * channel is consuming right now.
+ */
+public final class ConsumerRunner implements AutoCloseable, MeterBinder {
+    private static final Logger LOG = LoggerFactory.getLogger(ConsumerRunner.class);
+    private static final ExponentialBackoff RESUBSCRIBE =
+            new ExponentialBackoff(Duration.ofMillis(200), Duration.ofSeconds(5));
+    /** Between tries of a delivery while the database is away: soon after a blip, every 5 s in a long outage. */
+    private static final ExponentialBackoff DATABASE_WAIT =
+            new ExponentialBackoff(Duration.ofMillis(250), Duration.ofSeconds(5));
+
+    @FunctionalInterface
+    private interface Step {
+        IdempotentProcessor.Outcome run(InboundMessage message) throws Exception;
+    }
+
+    /** Work that may meet a database outage, tried again until it gets past it. */
+    @FunctionalInterface
+    private interface DatabaseWork<T, X extends Exception> {
+        T run() throws X;
+    }
+
+    /**
+     * The delivery's channel closed, or the runner is stopping, while the delivery waited for the
+     * database: it is left unacked, and the broker gives it to a consumer again.
+     */
+    private static final class Abandoned extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Abandoned() {
+            super(null, null, false, false);
+        }
+    }
+
+    /** A held message could not be moved to the dead-letter queue: the delivery that found it is requeued. */
+    private static final class HeldNotSettledException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        HeldNotSettledException(String message) {
+            super(message);
+        }
+    }
+
+    /** One channel and its consumer; replaced as a whole when either goes away. */
+    private static final class Slot {
+        final int index;
+        volatile Channel channel;
+        volatile boolean consuming;
+        int failedOpens;
+
+        Slot(int index) {
+            this.index = index;
+        }
+    }
+
+    private final ConsumerSettings settings;
+    private final WireContract contract;
+    private final Step step;
+    private final IdempotentProcessor processor;
+    private final MessageHandler handler;
+    private final FailureCounter failures;
+    private final Slot[] slots;
+    private final ScheduledExecutorService recovery;
+    private volatile Connection connection;
+    private volatile boolean closed;
+    /** Counted down by {@link #close}: a pause between tries ends at once when the runner stops. */
+    private final CountDownLatch closing = new CountDownLatch(1);
+
+    private final LongAdder applied = new LongAdder();
+    private final LongAdder heldApplied = new LongAdder();
+    private final LongAdder duplicates = new LongAdder();
+    private final LongAdder held = new LongAdder();
+    private final LongAdder stale = new LongAdder();
+    private final LongAdder failed = new LongAdder();
+    private final LongAdder deadLettered = new LongAdder();
+    private final LongAdder requeued = new LongAdder();
+    private final LongAdder deliveryErrors = new LongAdder();
+    private final LongAdder channelReopens = new LongAdder();
+    private final LongAdder recoveryErrors = new LongAdder();
+    private final LongAdder databaseWaits = new LongAdder();
+    private final AtomicInteger waitingForDatabase = new AtomicInteger();
+    private final Map<WireContract.Rule, LongAdder> violations = new EnumMap<>(WireContract.Rule.class);
+
+    private ConsumerRunner(
+            ConsumerSettings settings,
+            WireContract contract,
+            Step step,
+            IdempotentProcessor processor,
+            MessageHandler handler,
+            FailureCounter failures) {
+        this.settings = settings;
+        this.contract = contract;
+        this.step = step;
+        this.processor = processor;
+        this.handler = handler;
+        this.failures = failures;
+        for (WireContract.Rule rule : WireContract.Rule.values()) {
+            violations.put(rule, new LongAdder());
+        }
+        this.slots = new Slot[settings.channels()];
+        for (int i = 0; i < slots.length; i++) {
+            slots[i] = new Slot(i);
+        }
+        this.recovery = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "consumer-recovery-" + settings.name());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * The effect runs in the dedupe transaction: exactly once in effect, in aggregate order. The
+     * deliveries must honour the contracts the queue's topology file binds ({@link WireContract#forQueue}).
+     */
+    public static ConsumerRunner transactional(
+            ConsumerSettings settings, IdempotentProcessor processor, MessageHandler handler, FailureCounter failures) {
+        return transactional(settings, WireContract.forQueue(settings.queue()), processor, handler, failures);
+    }
+
+    /** {@link #transactional(ConsumerSettings, IdempotentProcessor, MessageHandler, FailureCounter)} under {@code contract}. */
+    public static ConsumerRunner transactional(
+            ConsumerSettings settings,
+            WireContract contract,
+            IdempotentProcessor processor,
+            MessageHandler handler,
+            FailureCounter failures) {
+        return transactional(settings, contract, processor, handler, failures, true);
+    }
+
+    /**
+     * As above; with {@code inAggregateOrder} false every message is applied as delivered
+     * ({@link dev.outbox.consumer.ConsumerRegistration.Ordering#AS_DELIVERED}).
+     */
+    public static ConsumerRunner transactional(
+            ConsumerSettings settings,
+            WireContract contract,
+            IdempotentProcessor processor,
+            MessageHandler handler,
+            FailureCounter failures,
+            boolean inAggregateOrder) {
+        return new ConsumerRunner(
+                settings,
+                contract,
+                m -> processor.process(settings.name(), m, handler, inAggregateOrder),
+                processor,
+                handler,
+                failures);
+    }
+
+    /**
+     * The effect is a call outside the database: it is made at most once. The dedupe record and a
+     * {@code PENDING} side-effect row commit before the call; a failed or interrupted call is not
+     * repeated, its row stays {@code PENDING} for repair and the message id is logged.
+     */
+    public static ConsumerRunner atMostOnce(
+            ConsumerSettings settings,
+            SideEffectGuard guard,
+            String effectName,
+            ExternalEffect effect,
+            FailureCounter failures) {
+        return atMostOnce(settings, WireContract.forQueue(settings.queue()), guard, effectName, effect, failures);
+    }
+
+    /** {@link #atMostOnce(ConsumerSettings, SideEffectGuard, String, ExternalEffect, FailureCounter)} under {@code contract}. */
+    public static ConsumerRunner atMostOnce(
+            ConsumerSettings settings,
+            WireContract contract,
+            SideEffectGuard guard,
+            String effectName,
+            ExternalEffect effect,
+            FailureCounter failures) {
+        return new ConsumerRunner(
+                settings,
+                contract,
+                m -> {
+                    if (!guard.begin(settings.name(), m.messageId(), effectName)) {
+                        return IdempotentProcessor.Outcome.of(IdempotentProcessor.Result.DUPLICATE);
+                    }
+                    LOG.info(
+                            "{}: performing {} for message_id={} (recorded PENDING first)",
+                            settings.name(),
+                            effectName,
+                            m.messageId());
+                    try {
+                        effect.perform(m);
+                    } catch (Exception e) {
+                        LOG.error(
+                                "{}: {} for message_id={} failed and will not be repeated (it may have happened);"
+                                        + " left PENDING in consumer_side_effects for repair",
+                                settings.name(),
+                                effectName,
+                                m.messageId(),
+                                e);
+                        return IdempotentProcessor.Outcome.of(IdempotentProcessor.Result.APPLIED);
+                    }
+                    guard.done(settings.name(), m.messageId(), effectName);
+                    return IdempotentProcessor.Outcome.of(IdempotentProcessor.Result.APPLIED);
+                },
+                null,
+                null,
+                failures);
+    }
+
+    /**
+     * Starts consuming on {@code connection}; called again with the new connection after a
+     * reconnect. A channel that cannot subscribe now (the queue is missing, say) is retried in the
+     * background: this never fails because of the queue.
+     */
+    public synchronized void start(Connection connection) {
+        if (closed) {
+            return;
+        }
+        this.connection = connection;
+        for (Slot slot : slots) {
+            Channel old = slot.channel;
+            slot.channel = null;
+            slot.consuming = false;
+            slot.failedOpens = 0;
+            closeQuietly(old);
+        }
+        for (Slot slot : slots) {
+            open(slot, connection);
+        }
+        LOG.info(
+                "consumer {} consuming {} on {} channel(s), prefetch {}, dead letters to {}",
+                settings.name(),
+                settings.queue(),
+                settings.channels(),
+                settings.prefetch(),
+                settings.deadLetterQueue());
+    }
+
+    /** Opens the slot's channel and subscribes; on failure tries again later. Holds the lock. */
+    private void open(Slot slot, Connection c) {
+        Channel ch = null;
+        try {
+            ch = c.createChannel();
+            if (ch == null) {
+                throw new IOException("the connection has no free channel number");
+            }
+            ch.basicQos(settings.prefetch());
+            slot.channel = ch;
+            ch.basicConsume(settings.queue(), false, settings.name() + "-" + slot.index, new SlotConsumer(slot, ch));
+            slot.failedOpens = 0;
+        } catch (IOException | RuntimeException e) {
+            slot.channel = null;
+            slot.consuming = false;
+            closeQuietly(ch);
+            int failures = slot.failedOpens++;
+            if (c.isOpen() && !closed) {
+                Duration wait = RESUBSCRIBE.delay(failures);
+                if (failures == 0 || Integer.bitCount(failures) == 1) {
+                    LOG.warn(
+                            "consumer {} cannot subscribe channel {} to {} ({}); attempt {} failed, next in {} ms",
+                            settings.name(),
+                            slot.index,
+                            settings.queue(),
+                            describe(e),
+                            failures + 1,
+                            wait.toMillis());
+                }
+                schedule(() -> reopen(slot, c), wait);
+            }
+        }
+    }
+
+    private void reopen(Slot slot, Connection c) {
+        synchronized (this) {
+            if (closed || c != connection || !c.isOpen() || slot.channel != null) {
+                return;
+            }
+            channelReopens.increment();
+            open(slot, c);
+        }
+    }
+
+    /** The slot's channel closed or its consumer was cancelled: replace both, unless superseded. */
+    private void lost(Slot slot, Channel ch, String why) {
+        schedule(
+                () -> {
+                    Connection c;
+                    synchronized (this) {
+                        if (closed || slot.channel != ch) {
+                            return;
+                        }
+                        slot.channel = null;
+                        slot.consuming = false;
+                        c = connection;
+                    }
+                    // the unacked deliveries of a cancelled consumer go back to the queue with its channel
+                    closeQuietly(ch);
+                    if (c != null && c.isOpen()) {
+                        LOG.warn(
+                                "consumer {} lost channel {} on {} ({}); resubscribing",
+                                settings.name(),
+                                slot.index,
+                                settings.queue(),
+                                why);
+                        reopen(slot, c);
+                    }
+                },
+                Duration.ZERO);
+    }
+
+    /**
+     * Runs a recovery task on the recovery thread. Whatever the task throws, an {@link Error}
+     * included, is caught here, counted ({@link #recoveryErrors}) and logged: an uncaught throw
+     * would end only this task, silently, and leave its slot without a channel for good, so the
+     * slot's channel is looked at again after a pause.
+     */
+    void schedule(Runnable task, Duration delay) {
+        try {
+            recovery.schedule(() -> runRecovery(task), delay.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            LOG.debug("consumer {} closed: no more recovery", settings.name());
+        }
+    }
+
+    private void runRecovery(Runnable task) {
+        try {
+            task.run();
+        } catch (Throwable t) { // NOPMD: the recovery thread must outlive whatever a task throws
+            recoveryErrors.increment();
+            LOG.error("consumer {}: channel recovery failed ({}); looking again", settings.name(), describe(t), t);
+            if (!closed) {
+                schedule(this::reopenLostSlots, RESUBSCRIBE.ceiling(3));
+            }
+        }
+    }
+
+    /** Opens a channel for every slot left without one (after a recovery task failed half-way). */
+    private void reopenLostSlots() {
+        Connection c = connection;
+        if (c == null) {
+            return;
+        }
+        for (Slot slot : slots) {
+            if (slot.channel == null) {
+                reopen(slot, c);
+            }
+        }
+    }
+
+    private final class SlotConsumer extends DefaultConsumer {
+        private final Slot slot;
+        private final Channel ch;
+
+        SlotConsumer(Slot slot, Channel ch) {
+            super(ch);
+            this.slot = slot;
+            this.ch = ch;
+        }
+
+        @Override
+        public void handleConsumeOk(String consumerTag) {
+            super.handleConsumeOk(consumerTag);
+            if (slot.channel == ch) {
+                slot.consuming = true;
+            }
+        }
+
+        @Override
+        public void handleCancelOk(String consumerTag) {
+            slot.consuming = false;
+        }
+
+        @Override
+        public void handleCancel(String consumerTag) {
+            slot.consuming = false;
+            LOG.warn(
+                    "consumer {} was cancelled by the broker on {} (queue deleted?)",
+                    settings.name(),
+                    settings.queue());
+            lost(slot, ch, "cancelled by the broker");
+        }
+
+        @Override
+        public void handleShutdownSignal(String consumerTag, ShutdownSignalException sig) {
+            slot.consuming = false;
+            if (!closed) {
+                lost(slot, ch, "channel closed: " + FailureDescriptions.describe(sig));
+            }
+        }
+
+        @Override
+        public void handleDelivery(
+                String consumerTag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
+            deliver(ch, new Delivery(envelope, properties, body));
+        }
+    }
+
+    /** The callback boundary: nothing is thrown to amqp-client, which would close the channel. */
+    private void deliver(Channel ch, Delivery delivery) {
+        try {
+            onDelivery(ch, delivery);
+        } catch (Throwable t) { // NOPMD: the callback boundary catches everything, see the class comment
+            deliveryErrors.increment();
+            LOG.error(
+                    "consumer {}: delivery {} (message_id={}) failed outside the framework's handling",
+                    settings.name(),
+                    delivery.getEnvelope().getDeliveryTag(),
+                    delivery.getProperties().getMessageId(),
+                    t);
+            settleAfterError(ch, delivery, t);
+        } finally {
+            MDC.clear();
+        }
+    }
+
+    private void settleAfterError(Channel ch, Delivery delivery, Throwable cause) {
+        if (!ch.isOpen()) {
+            LOG.warn(
+                    "consumer {}: channel closed; the broker requeues delivery {}",
+                    settings.name(),
+                    delivery.getEnvelope().getDeliveryTag());
+            return;
+        }
+        try {
+            deadLetter(ch, delivery, delivery.getProperties().getMessageId(), "consumer error: " + describe(cause), 1);
+        } catch (Throwable again) { // NOPMD: still the boundary
+            deliveryErrors.increment();
+            LOG.error(
+                    "consumer {}: cannot settle delivery {}; closing its channel so the broker requeues it",
+                    settings.name(),
+                    delivery.getEnvelope().getDeliveryTag(),
+                    again);
+            closeQuietly(ch);
+        }
+    }
+
+    private void onDelivery(Channel ch, Delivery delivery) throws IOException {
+        long tag = delivery.getEnvelope().getDeliveryTag();
+        InboundMessage message;
+        try {
+            message = contract.check(delivery);
+        } catch (WireContract.Violation v) {
+            violations.get(v.rule()).increment();
+            deadLetter(ch, delivery, delivery.getProperties().getMessageId(), v.reason(), 1);
+            return;
+        }
+        MDC.put("message_id", message.messageId());
+        MDC.put("aggregate_id", String.valueOf(message.aggregateId()));
+        MDC.put("correlation_id", String.valueOf(message.correlationId()));
+        try {
+            process(ch, delivery, message);
+        } catch (Abandoned e) {
+            LOG.info(
+                    "consumer {}: message_id={} left unacked while the database was away ({}); the broker delivers it"
+                            + " again",
+                    settings.name(),
+                    message.messageId(),
+                    closed ? "the consumer is stopping" : "its channel closed");
+        }
+    }
+
+    private void process(Channel ch, Delivery delivery, InboundMessage message) throws IOException, Abandoned {
+        long tag = delivery.getEnvelope().getDeliveryTag();
+        IdempotentProcessor.Outcome outcome;
+        try {
+            outcome = untilTheDatabaseAnswers(ch, message.messageId(), () -> step.run(message));
+        } catch (Abandoned e) {
+            throw e;
+        } catch (NonRetryableMessageException e) {
+            deadLetter(ch, delivery, message.messageId(), describe(e), 1);
+            return;
+        } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
+            // a handler's bug is the message's failure: counted, retried, then dead-lettered
+            failedAttempt(ch, delivery, message, e);
+            return;
+        }
+        if (outcome.successorHeld()) {
+            try {
+                // this message committed: its successors are tried until the database lets them be
+                untilTheDatabaseAnswers(ch, message.messageId(), () -> {
+                    applyHeldSuccessors(message.aggregateType(), message.aggregateId());
+                    return null;
+                });
+            } catch (DataAccessException e) {
+                if (successorsNotApplied(ch, tag, message, e)) {
+                    return;
+                }
+            } catch (HeldNotSettledException e) {
+                LOG.error(
+                        "consumer {}: {}; message_id={} requeued to try again",
+                        settings.name(),
+                        e.getMessage(),
+                        message.messageId());
+                requeue(ch, tag, settings.retryDelay());
+                return;
+            }
+        }
+        ch.basicAck(tag, false);
+        count(outcome);
+    }
+
+    /**
+     * Runs {@code work} until it gets past a database outage. While the database is away the
+     * delivery stays in hand, unacked, and the work is tried again after a pause (250 ms growing
+     * to 5 s). It is never requeued for an outage: a requeue raises a quorum queue's
+     * {@code x-delivery-count}, and a long outage would spend the queue's {@code x-delivery-limit}
+     * on good messages. The channel's later deliveries wait behind this one (prefetch bounds
+     * them), so nothing is consumed while the database is away. If the channel closes or the
+     * runner stops meanwhile, the delivery is abandoned to the broker, which redelivers it.
+     */
+    private <T, X extends Exception> T untilTheDatabaseAnswers(Channel ch, String messageId, DatabaseWork<T, X> work)
+            throws X, Abandoned {
+        int waits = 0;
+        try {
+            while (true) {
+                try {
+                    T result = work.run();
+                    if (waits > 0) {
+                        LOG.info(
+                                "consumer {}: the database answers again; message_id={} went on after {} tries",
+                                settings.name(),
+                                messageId,
+                                waits + 1);
+                    }
+                    return result;
+                } catch (DatabaseUnavailableException e) {
+                    if (waits == 0) {
+                        waitingForDatabase.incrementAndGet();
+                        LOG.warn(
+                                "consumer {} cannot reach the database ({}); message_id={} is held unacked and tried"
+                                        + " again until it answers",
+                                settings.name(),
+                                e.getMessage(),
+                                messageId);
+                    }
+                    databaseWaits.increment();
+                    if (closed || !ch.isOpen()) {
+                        throw new Abandoned();
+                    }
+                    pause(DATABASE_WAIT.delay(waits++));
+                    if (closed || !ch.isOpen()) {
+                        throw new Abandoned();
+                    }
+                }
+            }
+        } finally {
+            if (waits > 0) {
+                waitingForDatabase.decrementAndGet();
+            }
+        }
+    }
+
+    /**
+     * Applies the aggregate's held successors one transaction each, in version order, until one
+     * is missing or fails. A held message that keeps failing (or cannot succeed) goes to the
+     * dead-letter queue by itself; the position stays at its predecessor, so later versions stay
+     * held behind it.
+     *
+     * @throws DatabaseUnavailableException when the database is away
+     * @throws DataAccessException when reading or discarding a held message fails otherwise
+     */
+    private void applyHeldSuccessors(String aggregateType, String aggregateId) throws HeldNotSettledException {
+        HeldMessage next;
+        while ((next = processor.nextHeld(settings.name(), aggregateType, aggregateId)) != null) {
+            String reason;
+            int attempts;
+            try {
+                if (!processor.applyHeld(settings.name(), next, handler)) {
+                    return; // another instance applied or moved it; that instance carries on
+                }
+                heldApplied.increment();
+                continue;
+            } catch (NonRetryableMessageException e) {
+                deadLetterHeld(next, describe(e), 1);
+                continue;
+            } catch (DatabaseUnavailableException e) {
+                throw e;
+            } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
+                // a statement refused by a reachable database counts too: it may fail every time
+                reason = describe(e);
+                attempts = countFailure(next.messageId(), reason);
+            }
+            failed.increment();
+            if (attempts < settings.maxAttempts()) {
+                LOG.warn(
+                        "consumer {} failed on held message_id={} (attempt {} of {}): {}",
+                        settings.name(),
+                        next.messageId(),
+                        attempts,
+                        settings.maxAttempts(),
+                        reason);
+                pause(settings.retryDelay().multipliedBy(attempts));
+                continue;
+            }
+            deadLetterHeld(next, reason, attempts);
+        }
+    }
+
+    /**
+     * The delivery committed, but its held successors could not be applied, and not because the
+     * database is away. Its redelivery is a duplicate that tries them again: worth it for a
+     * refusal or a conflict of the moment, a bounded number of times (counted against this
+     * message); a permanent error would fail the same way on every redelivery, uncounted, for
+     * ever, so the delivery is acked at once. The successors stay held either way, for the
+     * aggregate's next delivery or an operator.
+     *
+     * @return true when the delivery was given back to the broker
+     */
+    private boolean successorsNotApplied(Channel ch, long tag, InboundMessage message, DataAccessException e)
+            throws IOException, Abandoned {
+        deliveryErrors.increment();
+        String reason = describe(e);
+        if (e.isTransient()) {
+            int attempts;
+            try {
+                attempts = untilTheDatabaseAnswers(
+                        ch,
+                        message.messageId(),
+                        () -> failures.failed(settings.name(), message.messageId(), "held successors: " + reason));
+            } catch (DataAccessException again) {
+                attempts = settings.maxAttempts();
+            }
+            if (attempts < settings.maxAttempts()) {
+                LOG.warn(
+                        "consumer {}: message_id={} was applied, but the held successors of {} {} could not be"
+                                + " applied ({}); requeued to try them again (attempt {} of {})",
+                        settings.name(),
+                        message.messageId(),
+                        message.aggregateType(),
+                        message.aggregateId(),
+                        reason,
+                        attempts,
+                        settings.maxAttempts());
+                requeue(ch, tag, settings.retryDelay().multipliedBy(attempts));
+                return true;
+            }
+        }
+        LOG.error(
+                "consumer {}: message_id={} was applied, but the held successors of {} {} could not be applied"
+                        + " ({}); acked, they stay held in consumer_held_messages until the aggregate's next delivery or an"
+                        + " operator",
+                settings.name(),
+                message.messageId(),
+                message.aggregateType(),
+                message.aggregateId(),
+                reason,
+                e);
+        return false;
+    }
+
+    /** Attempts so far for a held message; when they cannot be counted, enough to stop trying. */
+    private int countFailure(String messageId, String reason) {
+        try {
+            return failures.failed(settings.name(), messageId, reason);
+        } catch (DataAccessException e) {
+            if (e.isTransient()) {
+                // away, refused or in conflict for now: the delivery that found it is requeued (uncounted only
+                // when the database is away, see successorsNotApplied)
+                throw e;
+            }
+            LOG.error(
+                    "consumer {} cannot count the failure of message_id={} ({}); giving up on it",
+                    settings.name(),
+                    messageId,
+                    e.getMessage());
+            return settings.maxAttempts();
+        }
+    }
+
+    /** Forwards the stored message first, then forgets it: a crash in between leaves it held, never lost. */
+    private void deadLetterHeld(HeldMessage message, String reason, int attempts) throws HeldNotSettledException {
+        ConfirmPublisher.SoloOutcome outcome = DeadLetters.forwardStored(
+                connection,
+                settings.deadLetterQueue(),
+                new DeadLetters.StoredMessage(
+                        message.messageId(),
+                        message.messageType(),
+                        message.correlationId(),
+                        IdempotentProcessor.headersOf(message),
+                        message.body()),
+                settings.name(),
+                reason,
+                attempts,
+                settings.confirmTimeout());
+        if (!outcome.confirmed()) {
+            throw new HeldNotSettledException("could not dead-letter held message_id=" + message.messageId() + " ("
+                    + outcome.failure() + " " + outcome.detail() + ")");
+        }
+        if (!processor.discardHeld(settings.name(), message)) {
+            // another instance applied it or dead-lettered it first, between our read and this discard:
+            // the copy just forwarded is a duplicate (a replay of it is absorbed as one), not a dead letter
+            LOG.warn(
+                    "consumer {}: held message_id={} ({} v{} of {} {}) was settled by another instance while"
+                            + " this one forwarded it to {} ({}); the forwarded copy is a duplicate and is not counted",
+                    settings.name(),
+                    message.messageId(),
+                    message.messageType(),
+                    message.aggregateVersion(),
+                    message.aggregateType(),
+                    message.aggregateId(),
+                    settings.deadLetterQueue(),
+                    reason);
+            return;
+        }
+        recordDeadLettered(message.messageId(), reason);
+        deadLettered.increment();
+        LOG.error(
+                "consumer {} dead-lettered held message_id={} ({} v{} of {} {}) to {} after {} attempt(s): {};"
+                        + " v{} stays applied and later versions stay held",
+                settings.name(),
+                message.messageId(),
+                message.messageType(),
+                message.aggregateVersion(),
+                message.aggregateType(),
+                message.aggregateId(),
+                settings.deadLetterQueue(),
+                attempts,
+                reason,
+                message.aggregateVersion() - 1);
+    }
+
+    private void requeue(Channel ch, long tag, Duration after) throws IOException {
+        pause(after);
+        ch.basicNack(tag, false, true);
+        requeued.increment();
+    }
+
+    private void failedAttempt(Channel ch, Delivery delivery, InboundMessage message, Throwable cause)
+            throws IOException, Abandoned {
+        failed.increment();
+        String reason = describe(cause);
+        int attempts;
+        try {
+            attempts = untilTheDatabaseAnswers(
+                    ch, message.messageId(), () -> failures.failed(settings.name(), message.messageId(), reason));
+        } catch (DataAccessException e) {
+            if (!e.isTransient()) {
+                // it cannot be counted, so it could not be bounded: it never loops, it goes now
+                deadLetter(
+                        ch,
+                        delivery,
+                        message.messageId(),
+                        reason + " (and its failure cannot be counted: " + e.getMessage() + ")",
+                        1);
+                return;
+            }
+            LOG.warn(
+                    "consumer {} cannot count the failure of message_id={} ({}); requeued",
+                    settings.name(),
+                    message.messageId(),
+                    e.getMessage());
+            requeue(ch, delivery.getEnvelope().getDeliveryTag(), settings.retryDelay());
+            return;
+        }
+        if (attempts >= settings.maxAttempts()) {
+            deadLetter(ch, delivery, message.messageId(), reason, attempts);
+            return;
+        }
+        LOG.warn(
+                "consumer {} failed on message_id={} (attempt {} of {}, delivered {} time(s) before): {}; requeued",
+                settings.name(),
+                message.messageId(),
+                attempts,
+                settings.maxAttempts(),
+                message.deliveryCount(),
+                reason,
+                cause);
+        requeue(
+                ch,
+                delivery.getEnvelope().getDeliveryTag(),
+                settings.retryDelay().multipliedBy(attempts));
+    }
+
+    private void deadLetter(Channel ch, Delivery delivery, String messageId, String reason, int attempts)
+            throws IOException {
+        ConfirmPublisher.SoloOutcome outcome = DeadLetters.forward(
+                connection,
+                settings.deadLetterQueue(),
+                delivery,
+                settings.name(),
+                reason,
+                attempts,
+                settings.confirmTimeout());
+        if (!outcome.confirmed()) {
+            LOG.error(
+                    "consumer {} could not dead-letter message_id={} ({} {}); requeued",
+                    settings.name(),
+                    messageId,
+                    outcome.failure(),
+                    outcome.detail());
+            requeue(ch, delivery.getEnvelope().getDeliveryTag(), settings.retryDelay());
+            return;
+        }
+        recordDeadLettered(messageId, reason);
+        ch.basicAck(delivery.getEnvelope().getDeliveryTag(), false);
+        deadLettered.increment();
+        LOG.error(
+                "consumer {} dead-lettered message_id={} to {} after {} attempt(s): {}",
+                settings.name(),
+                messageId,
+                settings.deadLetterQueue(),
+                attempts,
+                reason);
+    }
+
+    private void recordDeadLettered(String messageId, String reason) {
+        if (messageId == null || messageId.isBlank() || messageId.indexOf('\u0000') >= 0) {
+            return;
+        }
+        try {
+            failures.deadLettered(settings.name(), messageId, reason);
+        } catch (RuntimeException e) {
+            // the dead letter itself is safe in its queue; this row is only the consumer's note of it
+            LOG.warn(
+                    "dead-lettering of message_id={} not recorded in consumer_failures: {}", messageId, e.getMessage());
+        }
+    }
+
+    private void count(IdempotentProcessor.Outcome outcome) {
+        switch (outcome.result()) {
+            case APPLIED -> applied.increment();
+            case DUPLICATE -> duplicates.increment();
+            case HELD -> held.increment();
+            case STALE -> stale.increment();
+            default -> throw new IllegalStateException(outcome.result().name());
+        }
+    }
+
+    private static String describe(Throwable t) {
+        if (t.getCause() instanceof ShutdownSignalException sse) {
+            return FailureDescriptions.describe(sse);
+        }
+        if (t instanceof NonRetryableMessageException) {
+            return t.getMessage() == null ? "NonRetryableMessageException" : t.getMessage();
+        }
+        return t.getClass().getSimpleName() + ": " + t.getMessage();
+    }
+
+    private static void closeQuietly(Channel ch) {
+        if (ch == null) {
+            return;
+        }
+        try {
+            if (ch.isOpen()) {
+                ch.close();
+            }
+        } catch (IOException | TimeoutException | RuntimeException e) {
+            LOG.debug("closing consumer channel", e);
+        }
+    }
+
+    /** Waits {@code d}, or less when the runner stops meanwhile. */
+    private void pause(Duration d) {
+        if (d.isZero()) {
+            return;
+        }
+        try {
+            // a requeued message comes straight back: without a pause a failure becomes a hot loop
+            closing.await(d.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    public ConsumerSettings settings() {
+        return settings;
+    }
+
+    /** True while every channel is subscribed and the broker has confirmed it. */
+    public boolean isConsuming() {
+        Connection c = connection;
+        return !closed && c != null && c.isOpen() && consumingChannels() == slots.length;
+    }
+
+    /** Channels whose consumer is subscribed right now. */
+    public int consumingChannels() {
+        return (int) Arrays.stream(slots)
+                .filter(s -> s.consuming && s.channel != null && s.channel.isOpen())
+                .count();
+    }
+
+    /** Messages whose effect was applied when they arrived. */
+    public long applied() {
+        return applied.sum();
+    }
+
+    /** Held messages applied later, when their predecessor arrived. */
+    public long heldApplied() {
+        return heldApplied.sum();
+    }
+
+    public long duplicates() {
+        return duplicates.sum();
+    }
+
+    public long held() {
+        return held.sum();
+    }
+
+    public long stale() {
+        return stale.sum();
+    }
+
+    /** Failed attempts (each retried or, at the last one, dead-lettered). */
+    public long failures() {
+        return failed.sum();
+    }
+
+    public long deadLettered() {
+        return deadLettered.sum();
+    }
+
+    /** Deliveries given back to the broker to be tried again. */
+    public long requeued() {
+        return requeued.sum();
+    }
+
+    /** Errors caught at the delivery callback that the handling above did not expect. */
+    public long deliveryErrors() {
+        return deliveryErrors.sum();
+    }
+
+    /** Channels reopened after one closed or its consumer was cancelled. */
+    public long channelReopens() {
+        return channelReopens.sum();
+    }
+
+    /** Throwables caught on the recovery thread (each followed by another look at the channels). */
+    public long recoveryErrors() {
+        return recoveryErrors.sum();
+    }
+
+    /** Tries of a delivery that found the database away (each followed by a pause, never a requeue). */
+    public long databaseWaits() {
+        return databaseWaits.sum();
+    }
+
+    /** Deliveries held unacked right now until the database answers. */
+    public int waitingForDatabase() {
+        return waitingForDatabase.get();
+    }
+
+    /** Deliveries dead-lettered for breaking {@code rule} of the wire contract. */
+    public long contractViolations(WireContract.Rule rule) {
+        return violations.get(rule).sum();
+    }
+
+    /** Deliveries dead-lettered for breaking the wire contract, any rule. */
+    public long contractViolations() {
+        return violations.values().stream().mapToLong(LongAdder::sum).sum();
+    }
+
+    /** The contract deliveries are checked against. */
+    public WireContract contract() {
+        return contract;
+    }
+
+    /**
+     * Exports the counters as {@code outbox_consumer_*_total{consumer=...}} and the channels that
+     * consume right now as {@code outbox_consumer_consuming_channels}.
+     */
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        counter(registry, "applied", "messages whose effect was applied when they arrived", ConsumerRunner::applied);
+        counter(registry, "held.applied", "held messages applied after their predecessor", ConsumerRunner::heldApplied);
+        counter(registry, "duplicates", "deliveries already processed (no effect)", ConsumerRunner::duplicates);
+        counter(registry, "held", "deliveries held until their predecessor is applied", ConsumerRunner::held);
+        counter(registry, "stale", "deliveries older than the applied version (no effect)", ConsumerRunner::stale);
+        counter(
+                registry,
+                "failures",
+                "failed attempts (retried, or dead-lettered at the last)",
+                ConsumerRunner::failures);
+        counter(registry, "dead.lettered", "messages moved to the dead-letter queue", ConsumerRunner::deadLettered);
+        counter(registry, "requeued", "deliveries given back to the broker to try again", ConsumerRunner::requeued);
+        counter(
+                registry,
+                "delivery.errors",
+                "errors caught at the delivery callback that nothing else handled",
+                ConsumerRunner::deliveryErrors);
+        counter(
+                registry,
+                "channel.reopens",
+                "consumer channels reopened after a close or a broker cancel",
+                ConsumerRunner::channelReopens);
+        counter(
+                registry,
+                "recovery.errors",
+                "throwables caught on the channel recovery thread (recovery carried on)",
+                ConsumerRunner::recoveryErrors);
+        counter(
+                registry,
+                "database.waits",
+                "tries of a delivery that found the database away (held unacked, not requeued)",
+                ConsumerRunner::databaseWaits);
+        for (WireContract.Rule rule : WireContract.Rule.values()) {
+            FunctionCounter.builder("outbox.consumer.contract.violations", this, r -> r.contractViolations(rule))
+                    .description("deliveries dead-lettered for breaking the wire contract, by rule")
+                    .tag("consumer", settings.name())
+                    .tag("rule", rule.id())
+                    .register(registry);
+        }
+        Gauge.builder("outbox.consumer.waiting.for.database", this, ConsumerRunner::waitingForDatabase)
+                .description("deliveries held unacked until the database answers")
+                .tag("consumer", settings.name())
+                .strongReference(true)
+                .register(registry);
+        Gauge.builder("outbox.consumer.consuming.channels", this, ConsumerRunner::consumingChannels)
+                .description("channels whose consumer is subscribed now (of outbox_consumer_channels)")
+                .tag("consumer", settings.name())
+                .strongReference(true)
+                .register(registry);
+        Gauge.builder("outbox.consumer.channels", this, r -> r.slots.length)
+                .description("channels this consumer runs")
+                .tag("consumer", settings.name())
+                .strongReference(true)
+                .register(registry);
+    }
+
+    private void counter(
+            MeterRegistry registry,
+            String name,
+            String description,
+            java.util.function.ToDoubleFunction<ConsumerRunner> value) {
+        FunctionCounter.builder("outbox.consumer." + name, this, value)
+                .description(description)
+                .tag("consumer", settings.name())
+                .register(registry);
+    }
+
+    @Override
+    public void close() {
+        Channel[] open;
+        synchronized (this) {
+            closed = true;
+            closing.countDown();
+            recovery.shutdownNow();
+            open = Arrays.stream(slots).map(s -> s.channel).toArray(Channel[]::new);
+            for (Slot s : slots) {
+                s.channel = null;
+                s.consuming = false;
+            }
+        }
+        for (Channel ch : open) {
+            closeQuietly(ch);
+        }
+    }
+}
