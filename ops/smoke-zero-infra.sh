@@ -29,12 +29,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-api_port=$(free_port); relay_port=$(free_port); ledger_port=$(free_port); db_port=$(free_port)
+api_port=$(free_port); relay_port=$(free_port); ledger_port=$(free_port); shipments_port=$(free_port)
+db_port=$(free_port)
 log "starting ops/run.sh in zero-infra mode (data in $work/data)"
 started=$(date +%s%N)
 env -u OUTBOX_DB_URL -u OUTBOX_DB_USER -u OUTBOX_DB_PASSWORD -u OUTBOX_AMQP_URI \
     OUTBOX_DATA_DIR="$work/data" OUTBOX_HTTP_PORT="$api_port" OUTBOX_RELAY_HTTP_PORT="$relay_port" \
-    OUTBOX_LEDGER_HTTP_PORT="$ledger_port" \
+    OUTBOX_LEDGER_HTTP_PORT="$ledger_port" OUTBOX_SHIPMENTS_HTTP_PORT="$shipments_port" \
     OUTBOX_EMBEDDED_DB_PORT="$db_port" \
     ops/run.sh >"$out" 2>&1 &
 pid=$!
@@ -57,12 +58,18 @@ sql() { psql -h 127.0.0.1 -p "$db_port" -U postgres -d postgres -Atc "$1"; }
 booked() { [ "$(sql "SELECT count(*) FROM ledger_entries WHERE order_id = '$order_id' AND amount = 42.50" 2>/dev/null)" = 1 ]; }
 wait_for "ledger entry for order $order_id" 30 booked
 log "ledger: $(sql "SELECT entry_type || ' ' || amount || ' ' || currency || ' message_id=' || message_id FROM ledger_entries WHERE order_id = '$order_id'")"
+# the second sample consumer, found by ops/run.sh in ops/consumers/shipments: its own migrations ran
+curl -sf -X POST "$api/orders/$order_id/ship" -H 'Content-Type: application/json' \
+  -d '{"carrier":"DHL","trackingNumber":"SMOKE-1"}' >/dev/null || fail "POST /orders/$order_id/ship"
+shipped() { [ "$(sql "SELECT count(*) FROM shipments WHERE order_id = '$order_id' AND tracking_number = 'SMOKE-1'" 2>/dev/null)" = 1 ]; }
+wait_for "shipment of order $order_id" 30 shipped
+log "shipments: $(sql "SELECT carrier || ' ' || tracking_number || ' (history: ' || (SELECT count(*) FROM flyway_shipments_history) || ' row(s))' FROM shipments WHERE order_id = '$order_id'")"
 published=$(sql "SELECT count(*) FROM message_outbox WHERE aggregate_id = '$order_id' AND status = 'PUBLISHED'")
-[ "$published" -ge 2 ] || fail "expected the order's outbox rows PUBLISHED, found $published"
+[ "$published" -ge 3 ] || fail "expected the order's outbox rows PUBLISHED, found $published"
 
 log "stopping with SIGTERM"
 kill -TERM "$pid"
 rc=0; wait "$pid" || rc=$?
 pid=""
 [ "$rc" -eq 0 ] || fail "exit status $rc after SIGTERM (expected 0)"
-log "OK: zero-infra start, order -> outbox -> broker -> ledger, clean stop"
+log "OK: zero-infra start, order -> outbox -> broker -> ledger and shipments, clean stop"
