@@ -171,6 +171,11 @@ record ChaosOptions(
         // a lease must be at least three confirm timeouts (RelayConfig refuses less)
         env.put("OUTBOX_RELAY_CONFIRM_TIMEOUT", Math.min(5_000, lease.toMillis() / 3) + "ms");
         env.put("OUTBOX_RELAY_STALE_CHECK_INTERVAL", "2s");
+        // a window the broker can confirm within that timeout under the soak's load: with the
+        // default 4,096 a full window waited longer than 5 s on 2 busy cores, the relay took the
+        // slow connection for a hung one, recycled it and spent rows' attempts until they parked
+        // (seed 2 at 54 orders/s: 1,725 rows PARKED CHANNEL_ERROR; REGRESSIONS.md)
+        env.put("OUTBOX_RELAY_CONFIRM_WINDOW", "256");
         // the default budget (5 attempts) with delays a soak can wait for; 1m/5m/15m would outlast it
         env.put("OUTBOX_RELAY_BACKOFF", "0s,1s,2s,5s,10s");
         env.put("OUTBOX_RELAY_RECONNECT_MAX", "5s");
