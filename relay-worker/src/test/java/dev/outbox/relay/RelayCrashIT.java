@@ -169,9 +169,11 @@ class RelayCrashIT {
         ConsumerApp ledger = ConsumerApp.start(new Settings(fx.env()), LedgerConsumer.REGISTRATION);
         closing.add(ledger);
         await().atMost(Duration.ofSeconds(30))
-                .until(() -> ledger.runner().applied() + ledger.runner().duplicates() == 3L * orders);
-        assertEquals(2L * orders, ledger.runner().applied());
-        assertEquals(orders, ledger.runner().duplicates());
+                .until(() -> ledger.runner().stats().applied()
+                                + ledger.runner().stats().duplicates()
+                        == 3L * orders);
+        assertEquals(2L * orders, ledger.runner().stats().applied());
+        assertEquals(orders, ledger.runner().stats().duplicates());
         assertEquals(orders, fx.db.count("SELECT count(*) FROM ledger_entries WHERE entry_type = 'CAPTURE'"));
         assertEquals(
                 2L * orders, fx.db.count("SELECT count(*) FROM processed_messages WHERE consumer_name = 'ledger'"));

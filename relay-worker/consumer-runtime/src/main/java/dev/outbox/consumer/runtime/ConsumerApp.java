@@ -258,12 +258,12 @@ public final class ConsumerApp implements AutoCloseable {
                 "{} consumer stopped: applied={} (+{} held, applied later) duplicates={} stale={} failures={}"
                         + " dead-lettered={} contract-violations={}",
                 registration.name(),
-                runner.applied(),
-                runner.heldApplied(),
-                runner.duplicates(),
-                runner.stale(),
-                runner.failures(),
-                runner.deadLettered(),
-                runner.contractViolations());
+                runner.stats().applied(),
+                runner.stats().heldApplied(),
+                runner.stats().duplicates(),
+                runner.stats().stale(),
+                runner.stats().failures(),
+                runner.stats().deadLettered(),
+                runner.stats().contractViolations());
     }
 }

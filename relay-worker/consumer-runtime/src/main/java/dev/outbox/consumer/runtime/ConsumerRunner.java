@@ -1,11 +1,8 @@
 package dev.outbox.consumer.runtime;
 
-import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Delivery;
-import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.outbox.consumer.InboundMessage;
 import dev.outbox.consumer.MessageHandler;
@@ -17,23 +14,11 @@ import dev.outbox.messaging.publish.DeadLetters;
 import dev.outbox.persistence.DataAccessException;
 import dev.outbox.persistence.DatabaseUnavailableException;
 import dev.outbox.persistence.consumer.HeldMessage;
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.EnumMap;
-import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -74,8 +59,6 @@ import org.slf4j.MDC;
  */
 public final class ConsumerRunner implements AutoCloseable, MeterBinder {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumerRunner.class);
-    private static final ExponentialBackoff RESUBSCRIBE =
-            new ExponentialBackoff(Duration.ofMillis(200), Duration.ofSeconds(5));
     /** Between tries of a delivery while the database is away: soon after a blip, every 5 s in a long outage. */
     private static final ExponentialBackoff DATABASE_WAIT =
             new ExponentialBackoff(Duration.ofMillis(250), Duration.ofSeconds(5));
@@ -112,45 +95,15 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         }
     }
 
-    /** One channel and its consumer; replaced as a whole when either goes away. */
-    private static final class Slot {
-        final int index;
-        volatile Channel channel;
-        volatile boolean consuming;
-        int failedOpens;
-
-        Slot(int index) {
-            this.index = index;
-        }
-    }
-
     private final ConsumerSettings settings;
     private final WireContract contract;
     private final Step step;
     private final IdempotentProcessor processor;
     private final MessageHandler handler;
     private final FailureCounter failures;
-    private final Slot[] slots;
-    private final ScheduledExecutorService recovery;
-    private volatile Connection connection;
-    private volatile boolean closed;
-    /** Counted down by {@link #close}: a pause between tries ends at once when the runner stops. */
-    private final CountDownLatch closing = new CountDownLatch(1);
 
-    private final LongAdder applied = new LongAdder();
-    private final LongAdder heldApplied = new LongAdder();
-    private final LongAdder duplicates = new LongAdder();
-    private final LongAdder held = new LongAdder();
-    private final LongAdder stale = new LongAdder();
-    private final LongAdder failed = new LongAdder();
-    private final LongAdder deadLettered = new LongAdder();
-    private final LongAdder requeued = new LongAdder();
-    private final LongAdder deliveryErrors = new LongAdder();
-    private final LongAdder channelReopens = new LongAdder();
-    private final LongAdder recoveryErrors = new LongAdder();
-    private final LongAdder databaseWaits = new LongAdder();
-    private final AtomicInteger waitingForDatabase = new AtomicInteger();
-    private final Map<WireContract.Rule, LongAdder> violations = new EnumMap<>(WireContract.Rule.class);
+    private final ConsumerStats stats = new ConsumerStats();
+    private final ConsumerChannels channels;
 
     private ConsumerRunner(
             ConsumerSettings settings,
@@ -165,18 +118,7 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         this.processor = processor;
         this.handler = handler;
         this.failures = failures;
-        for (WireContract.Rule rule : WireContract.Rule.values()) {
-            violations.put(rule, new LongAdder());
-        }
-        this.slots = new Slot[settings.channels()];
-        for (int i = 0; i < slots.length; i++) {
-            slots[i] = new Slot(i);
-        }
-        this.recovery = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "consumer-recovery-" + settings.name());
-            t.setDaemon(true);
-            return t;
-        });
+        this.channels = new ConsumerChannels(settings, stats, this::deliver);
     }
 
     /**
@@ -272,200 +214,12 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                 failures);
     }
 
-    /**
-     * Starts consuming on {@code connection}; called again with the new connection after a
-     * reconnect. A channel that cannot subscribe now (the queue is missing, say) is retried in the
-     * background: this never fails because of the queue.
-     */
-    public synchronized void start(Connection connection) {
-        if (closed) {
-            return;
-        }
-        this.connection = connection;
-        for (Slot slot : slots) {
-            Channel old = slot.channel;
-            slot.channel = null;
-            slot.consuming = false;
-            slot.failedOpens = 0;
-            closeQuietly(old);
-        }
-        for (Slot slot : slots) {
-            open(slot, connection);
-        }
-        LOG.info(
-                "consumer {} consuming {} on {} channel(s), prefetch {}, dead letters to {}",
-                settings.name(),
-                settings.queue(),
-                settings.channels(),
-                settings.prefetch(),
-                settings.deadLetterQueue());
-    }
-
-    /** Opens the slot's channel and subscribes; on failure tries again later. Holds the lock. */
-    private void open(Slot slot, Connection c) {
-        Channel ch = null;
-        try {
-            ch = c.createChannel();
-            if (ch == null) {
-                throw new IOException("the connection has no free channel number");
-            }
-            ch.basicQos(settings.prefetch());
-            slot.channel = ch;
-            ch.basicConsume(settings.queue(), false, settings.name() + "-" + slot.index, new SlotConsumer(slot, ch));
-            slot.failedOpens = 0;
-        } catch (IOException | RuntimeException e) {
-            slot.channel = null;
-            slot.consuming = false;
-            closeQuietly(ch);
-            int failures = slot.failedOpens++;
-            if (c.isOpen() && !closed) {
-                Duration wait = RESUBSCRIBE.delay(failures);
-                if (failures == 0 || Integer.bitCount(failures) == 1) {
-                    LOG.warn(
-                            "consumer {} cannot subscribe channel {} to {} ({}); attempt {} failed, next in {} ms",
-                            settings.name(),
-                            slot.index,
-                            settings.queue(),
-                            describe(e),
-                            failures + 1,
-                            wait.toMillis());
-                }
-                schedule(() -> reopen(slot, c), wait);
-            }
-        }
-    }
-
-    private void reopen(Slot slot, Connection c) {
-        synchronized (this) {
-            if (closed || c != connection || !c.isOpen() || slot.channel != null) {
-                return;
-            }
-            channelReopens.increment();
-            open(slot, c);
-        }
-    }
-
-    /** The slot's channel closed or its consumer was cancelled: replace both, unless superseded. */
-    private void lost(Slot slot, Channel ch, String why) {
-        schedule(
-                () -> {
-                    Connection c;
-                    synchronized (this) {
-                        if (closed || slot.channel != ch) {
-                            return;
-                        }
-                        slot.channel = null;
-                        slot.consuming = false;
-                        c = connection;
-                    }
-                    // the unacked deliveries of a cancelled consumer go back to the queue with its channel
-                    closeQuietly(ch);
-                    if (c != null && c.isOpen()) {
-                        LOG.warn(
-                                "consumer {} lost channel {} on {} ({}); resubscribing",
-                                settings.name(),
-                                slot.index,
-                                settings.queue(),
-                                why);
-                        reopen(slot, c);
-                    }
-                },
-                Duration.ZERO);
-    }
-
-    /**
-     * Runs a recovery task on the recovery thread. Whatever the task throws, an {@link Error}
-     * included, is caught here, counted ({@link #recoveryErrors}) and logged: an uncaught throw
-     * would end only this task, silently, and leave its slot without a channel for good, so the
-     * slot's channel is looked at again after a pause.
-     */
-    void schedule(Runnable task, Duration delay) {
-        try {
-            recovery.schedule(() -> runRecovery(task), delay.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            LOG.debug("consumer {} closed: no more recovery", settings.name());
-        }
-    }
-
-    private void runRecovery(Runnable task) {
-        try {
-            task.run();
-        } catch (Throwable t) { // NOPMD: the recovery thread must outlive whatever a task throws
-            recoveryErrors.increment();
-            LOG.error("consumer {}: channel recovery failed ({}); looking again", settings.name(), describe(t), t);
-            if (!closed) {
-                schedule(this::reopenLostSlots, RESUBSCRIBE.ceiling(3));
-            }
-        }
-    }
-
-    /** Opens a channel for every slot left without one (after a recovery task failed half-way). */
-    private void reopenLostSlots() {
-        Connection c = connection;
-        if (c == null) {
-            return;
-        }
-        for (Slot slot : slots) {
-            if (slot.channel == null) {
-                reopen(slot, c);
-            }
-        }
-    }
-
-    private final class SlotConsumer extends DefaultConsumer {
-        private final Slot slot;
-        private final Channel ch;
-
-        SlotConsumer(Slot slot, Channel ch) {
-            super(ch);
-            this.slot = slot;
-            this.ch = ch;
-        }
-
-        @Override
-        public void handleConsumeOk(String consumerTag) {
-            super.handleConsumeOk(consumerTag);
-            if (slot.channel == ch) {
-                slot.consuming = true;
-            }
-        }
-
-        @Override
-        public void handleCancelOk(String consumerTag) {
-            slot.consuming = false;
-        }
-
-        @Override
-        public void handleCancel(String consumerTag) {
-            slot.consuming = false;
-            LOG.warn(
-                    "consumer {} was cancelled by the broker on {} (queue deleted?)",
-                    settings.name(),
-                    settings.queue());
-            lost(slot, ch, "cancelled by the broker");
-        }
-
-        @Override
-        public void handleShutdownSignal(String consumerTag, ShutdownSignalException sig) {
-            slot.consuming = false;
-            if (!closed) {
-                lost(slot, ch, "channel closed: " + FailureDescriptions.describe(sig));
-            }
-        }
-
-        @Override
-        public void handleDelivery(
-                String consumerTag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
-            deliver(ch, new Delivery(envelope, properties, body));
-        }
-    }
-
     /** The callback boundary: nothing is thrown to amqp-client, which would close the channel. */
-    private void deliver(Channel ch, Delivery delivery) {
+    void deliver(Channel ch, Delivery delivery) {
         try {
             onDelivery(ch, delivery);
         } catch (Throwable t) { // NOPMD: the callback boundary catches everything, see the class comment
-            deliveryErrors.increment();
+            stats.deliveryErrors.increment();
             LOG.error(
                     "consumer {}: delivery {} (message_id={}) failed outside the framework's handling",
                     settings.name(),
@@ -489,13 +243,13 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         try {
             deadLetter(ch, delivery, delivery.getProperties().getMessageId(), "consumer error: " + describe(cause), 1);
         } catch (Throwable again) { // NOPMD: still the boundary
-            deliveryErrors.increment();
+            stats.deliveryErrors.increment();
             LOG.error(
                     "consumer {}: cannot settle delivery {}; closing its channel so the broker requeues it",
                     settings.name(),
                     delivery.getEnvelope().getDeliveryTag(),
                     again);
-            closeQuietly(ch);
+            ConsumerChannels.closeQuietly(ch);
         }
     }
 
@@ -505,7 +259,7 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         try {
             message = contract.check(delivery);
         } catch (WireContract.Violation v) {
-            violations.get(v.rule()).increment();
+            stats.violated(v.rule());
             deadLetter(ch, delivery, delivery.getProperties().getMessageId(), v.reason(), 1);
             return;
         }
@@ -520,7 +274,7 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                             + " again",
                     settings.name(),
                     message.messageId(),
-                    closed ? "the consumer is stopping" : "its channel closed");
+                    channels.isClosed() ? "the consumer is stopping" : "its channel closed");
         }
     }
 
@@ -590,7 +344,7 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                     return result;
                 } catch (DatabaseUnavailableException e) {
                     if (waits == 0) {
-                        waitingForDatabase.incrementAndGet();
+                        stats.waitingForDatabase.incrementAndGet();
                         LOG.warn(
                                 "consumer {} cannot reach the database ({}); message_id={} is held unacked and tried"
                                         + " again until it answers",
@@ -598,19 +352,19 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                                 e.getMessage(),
                                 messageId);
                     }
-                    databaseWaits.increment();
-                    if (closed || !ch.isOpen()) {
+                    stats.databaseWaits.increment();
+                    if (channels.isClosed() || !ch.isOpen()) {
                         throw new Abandoned();
                     }
                     pause(DATABASE_WAIT.delay(waits++));
-                    if (closed || !ch.isOpen()) {
+                    if (channels.isClosed() || !ch.isOpen()) {
                         throw new Abandoned();
                     }
                 }
             }
         } finally {
             if (waits > 0) {
-                waitingForDatabase.decrementAndGet();
+                stats.waitingForDatabase.decrementAndGet();
             }
         }
     }
@@ -633,7 +387,7 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                 if (!processor.applyHeld(settings.name(), next, handler)) {
                     return; // another instance applied or moved it; that instance carries on
                 }
-                heldApplied.increment();
+                stats.heldApplied.increment();
                 continue;
             } catch (NonRetryableMessageException e) {
                 deadLetterHeld(next, describe(e), 1);
@@ -645,7 +399,7 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                 reason = describe(e);
                 attempts = countFailure(next.messageId(), reason);
             }
-            failed.increment();
+            stats.failed.increment();
             if (attempts < settings.maxAttempts()) {
                 LOG.warn(
                         "consumer {} failed on held message_id={} (attempt {} of {}): {}",
@@ -673,7 +427,7 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
      */
     private boolean successorsNotApplied(Channel ch, long tag, InboundMessage message, DataAccessException e)
             throws IOException, Abandoned {
-        deliveryErrors.increment();
+        stats.deliveryErrors.increment();
         String reason = describe(e);
         if (e.isTransient()) {
             int attempts;
@@ -735,7 +489,7 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
     /** Forwards the stored message first, then forgets it: a crash in between leaves it held, never lost. */
     private void deadLetterHeld(HeldMessage message, String reason, int attempts) throws HeldNotSettledException {
         ConfirmPublisher.SoloOutcome outcome = DeadLetters.forwardStored(
-                connection,
+                channels.connection(),
                 settings.deadLetterQueue(),
                 new DeadLetters.StoredMessage(
                         message.messageId(),
@@ -768,7 +522,7 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
             return;
         }
         recordDeadLettered(message.messageId(), reason);
-        deadLettered.increment();
+        stats.deadLettered.increment();
         LOG.error(
                 "consumer {} dead-lettered held message_id={} ({} v{} of {} {}) to {} after {} attempt(s): {};"
                         + " v{} stays applied and later versions stay held",
@@ -787,12 +541,12 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
     private void requeue(Channel ch, long tag, Duration after) throws IOException {
         pause(after);
         ch.basicNack(tag, false, true);
-        requeued.increment();
+        stats.requeued.increment();
     }
 
     private void failedAttempt(Channel ch, Delivery delivery, InboundMessage message, Throwable cause)
             throws IOException, Abandoned {
-        failed.increment();
+        stats.failed.increment();
         String reason = describe(cause);
         int attempts;
         try {
@@ -839,7 +593,7 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
     private void deadLetter(Channel ch, Delivery delivery, String messageId, String reason, int attempts)
             throws IOException {
         ConfirmPublisher.SoloOutcome outcome = DeadLetters.forward(
-                connection,
+                channels.connection(),
                 settings.deadLetterQueue(),
                 delivery,
                 settings.name(),
@@ -858,7 +612,7 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         }
         recordDeadLettered(messageId, reason);
         ch.basicAck(delivery.getEnvelope().getDeliveryTag(), false);
-        deadLettered.increment();
+        stats.deadLettered.increment();
         LOG.error(
                 "consumer {} dead-lettered message_id={} to {} after {} attempt(s): {}",
                 settings.name(),
@@ -883,15 +637,15 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
 
     private void count(IdempotentProcessor.Outcome outcome) {
         switch (outcome.result()) {
-            case APPLIED -> applied.increment();
-            case DUPLICATE -> duplicates.increment();
-            case HELD -> held.increment();
-            case STALE -> stale.increment();
+            case APPLIED -> stats.applied.increment();
+            case DUPLICATE -> stats.duplicates.increment();
+            case HELD -> stats.held.increment();
+            case STALE -> stats.stale.increment();
             default -> throw new IllegalStateException(outcome.result().name());
         }
     }
 
-    private static String describe(Throwable t) {
+    static String describe(Throwable t) {
         if (t.getCause() instanceof ShutdownSignalException sse) {
             return FailureDescriptions.describe(sse);
         }
@@ -901,29 +655,11 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         return t.getClass().getSimpleName() + ": " + t.getMessage();
     }
 
-    private static void closeQuietly(Channel ch) {
-        if (ch == null) {
-            return;
-        }
-        try {
-            if (ch.isOpen()) {
-                ch.close();
-            }
-        } catch (IOException | TimeoutException | RuntimeException e) {
-            LOG.debug("closing consumer channel", e);
-        }
-    }
-
     /** Waits {@code d}, or less when the runner stops meanwhile. */
     private void pause(Duration d) {
-        if (d.isZero()) {
-            return;
-        }
-        try {
+        if (!d.isZero()) {
             // a requeued message comes straight back: without a pause a failure becomes a hot loop
-            closing.await(d.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            channels.awaitClosing(d);
         }
     }
 
@@ -931,88 +667,27 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         return settings;
     }
 
+    /**
+     * Starts consuming on {@code connection}; called again with the new connection after a
+     * reconnect ({@link ConsumerChannels#start}).
+     */
+    public void start(Connection connection) {
+        channels.start(connection);
+    }
+
     /** True while every channel is subscribed and the broker has confirmed it. */
     public boolean isConsuming() {
-        Connection c = connection;
-        return !closed && c != null && c.isOpen() && consumingChannels() == slots.length;
+        return channels.isConsuming();
     }
 
     /** Channels whose consumer is subscribed right now. */
     public int consumingChannels() {
-        return (int) Arrays.stream(slots)
-                .filter(s -> s.consuming && s.channel != null && s.channel.isOpen())
-                .count();
+        return channels.consumingChannels();
     }
 
-    /** Messages whose effect was applied when they arrived. */
-    public long applied() {
-        return applied.sum();
-    }
-
-    /** Held messages applied later, when their predecessor arrived. */
-    public long heldApplied() {
-        return heldApplied.sum();
-    }
-
-    public long duplicates() {
-        return duplicates.sum();
-    }
-
-    public long held() {
-        return held.sum();
-    }
-
-    public long stale() {
-        return stale.sum();
-    }
-
-    /** Failed attempts (each retried or, at the last one, dead-lettered). */
-    public long failures() {
-        return failed.sum();
-    }
-
-    public long deadLettered() {
-        return deadLettered.sum();
-    }
-
-    /** Deliveries given back to the broker to be tried again. */
-    public long requeued() {
-        return requeued.sum();
-    }
-
-    /** Errors caught at the delivery callback that the handling above did not expect. */
-    public long deliveryErrors() {
-        return deliveryErrors.sum();
-    }
-
-    /** Channels reopened after one closed or its consumer was cancelled. */
-    public long channelReopens() {
-        return channelReopens.sum();
-    }
-
-    /** Throwables caught on the recovery thread (each followed by another look at the channels). */
-    public long recoveryErrors() {
-        return recoveryErrors.sum();
-    }
-
-    /** Tries of a delivery that found the database away (each followed by a pause, never a requeue). */
-    public long databaseWaits() {
-        return databaseWaits.sum();
-    }
-
-    /** Deliveries held unacked right now until the database answers. */
-    public int waitingForDatabase() {
-        return waitingForDatabase.get();
-    }
-
-    /** Deliveries dead-lettered for breaking {@code rule} of the wire contract. */
-    public long contractViolations(WireContract.Rule rule) {
-        return violations.get(rule).sum();
-    }
-
-    /** Deliveries dead-lettered for breaking the wire contract, any rule. */
-    public long contractViolations() {
-        return violations.values().stream().mapToLong(LongAdder::sum).sum();
+    /** What the consumer has done since it started. */
+    public ConsumerStats stats() {
+        return stats;
     }
 
     /** The contract deliveries are checked against. */
@@ -1026,46 +701,8 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
      */
     @Override
     public void bindTo(MeterRegistry registry) {
-        counter(registry, "applied", "messages whose effect was applied when they arrived", ConsumerRunner::applied);
-        counter(registry, "held.applied", "held messages applied after their predecessor", ConsumerRunner::heldApplied);
-        counter(registry, "duplicates", "deliveries already processed (no effect)", ConsumerRunner::duplicates);
-        counter(registry, "held", "deliveries held until their predecessor is applied", ConsumerRunner::held);
-        counter(registry, "stale", "deliveries older than the applied version (no effect)", ConsumerRunner::stale);
-        counter(
-                registry,
-                "failures",
-                "failed attempts (retried, or dead-lettered at the last)",
-                ConsumerRunner::failures);
-        counter(registry, "dead.lettered", "messages moved to the dead-letter queue", ConsumerRunner::deadLettered);
-        counter(registry, "requeued", "deliveries given back to the broker to try again", ConsumerRunner::requeued);
-        counter(
-                registry,
-                "delivery.errors",
-                "errors caught at the delivery callback that nothing else handled",
-                ConsumerRunner::deliveryErrors);
-        counter(
-                registry,
-                "channel.reopens",
-                "consumer channels reopened after a close or a broker cancel",
-                ConsumerRunner::channelReopens);
-        counter(
-                registry,
-                "recovery.errors",
-                "throwables caught on the channel recovery thread (recovery carried on)",
-                ConsumerRunner::recoveryErrors);
-        counter(
-                registry,
-                "database.waits",
-                "tries of a delivery that found the database away (held unacked, not requeued)",
-                ConsumerRunner::databaseWaits);
-        for (WireContract.Rule rule : WireContract.Rule.values()) {
-            FunctionCounter.builder("outbox.consumer.contract.violations", this, r -> r.contractViolations(rule))
-                    .description("deliveries dead-lettered for breaking the wire contract, by rule")
-                    .tag("consumer", settings.name())
-                    .tag("rule", rule.id())
-                    .register(registry);
-        }
-        Gauge.builder("outbox.consumer.waiting.for.database", this, ConsumerRunner::waitingForDatabase)
+        stats.bindTo(registry, settings.name());
+        Gauge.builder("outbox.consumer.waiting.for.database", stats, ConsumerStats::waitingForDatabase)
                 .description("deliveries held unacked until the database answers")
                 .tag("consumer", settings.name())
                 .strongReference(true)
@@ -1075,39 +712,15 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                 .tag("consumer", settings.name())
                 .strongReference(true)
                 .register(registry);
-        Gauge.builder("outbox.consumer.channels", this, r -> r.slots.length)
+        Gauge.builder("outbox.consumer.channels", channels, ConsumerChannels::channels)
                 .description("channels this consumer runs")
                 .tag("consumer", settings.name())
                 .strongReference(true)
                 .register(registry);
     }
 
-    private void counter(
-            MeterRegistry registry,
-            String name,
-            String description,
-            java.util.function.ToDoubleFunction<ConsumerRunner> value) {
-        FunctionCounter.builder("outbox.consumer." + name, this, value)
-                .description(description)
-                .tag("consumer", settings.name())
-                .register(registry);
-    }
-
     @Override
     public void close() {
-        Channel[] open;
-        synchronized (this) {
-            closed = true;
-            closing.countDown();
-            recovery.shutdownNow();
-            open = Arrays.stream(slots).map(s -> s.channel).toArray(Channel[]::new);
-            for (Slot s : slots) {
-                s.channel = null;
-                s.consuming = false;
-            }
-        }
-        for (Channel ch : open) {
-            closeQuietly(ch);
-        }
+        channels.close();
     }
 }

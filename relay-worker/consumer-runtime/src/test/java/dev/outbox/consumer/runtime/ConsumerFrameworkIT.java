@@ -174,9 +174,9 @@ class ConsumerFrameworkIT {
                     effects.versionsInApplyOrder("agg-" + a),
                     "agg-" + a + " applied in order");
         }
-        long held = instances.stream().mapToLong(ConsumerRunner::held).sum();
+        long held = instances.stream().mapToLong(r -> r.stats().held()).sum();
         long heldApplied =
-                instances.stream().mapToLong(ConsumerRunner::heldApplied).sum();
+                instances.stream().mapToLong(r -> r.stats().heldApplied()).sum();
         assertTrue(held > 0, "some messages arrived early and were held");
         assertEquals(held, heldApplied, "every held message was applied once its predecessor came");
         assertEquals(0, db.count("SELECT count(*) FROM consumer_held_messages"));
@@ -201,10 +201,15 @@ class ConsumerFrameworkIT {
         });
         ConsumerRunner a = instance(settings(50, 5), recordingHandler());
         ConsumerRunner b = instance(settings(50, 5), recordingHandler());
-        await().atMost(WAIT).until(() -> a.applied() + b.applied() + a.duplicates() + b.duplicates() == 2L * n);
+        await().atMost(WAIT)
+                .until(() -> a.stats().applied()
+                                + b.stats().applied()
+                                + a.stats().duplicates()
+                                + b.stats().duplicates()
+                        == 2L * n);
         assertEquals(n, effects());
-        assertEquals(n, a.applied() + b.applied());
-        assertEquals(n, a.duplicates() + b.duplicates());
+        assertEquals(n, a.stats().applied() + b.stats().applied());
+        assertEquals(n, a.stats().duplicates() + b.stats().duplicates());
         assertEquals(n, db.count("SELECT count(*) FROM processed_messages"));
     }
 
@@ -221,9 +226,10 @@ class ConsumerFrameworkIT {
             }
         });
         // two channels may deliver v2 before v1 (then v2 is held): every message is accounted for once
-        await().atMost(WAIT).until(() -> c.applied() + c.held() + c.stale() == 3);
-        assertEquals(1, c.stale());
-        assertEquals(c.held(), c.heldApplied());
+        await().atMost(WAIT)
+                .until(() -> c.stats().applied() + c.stats().held() + c.stats().stale() == 3);
+        assertEquals(1, c.stats().stale());
+        assertEquals(c.stats().held(), c.stats().heldApplied());
         assertEquals(
                 List.of(1L, 2L), injector.getInstance(AppliedEffectMapper.class).versionsInApplyOrder("s"));
     }
@@ -249,8 +255,9 @@ class ConsumerFrameworkIT {
                 throw new java.io.IOException(e);
             }
         });
-        await().atMost(WAIT).until(() -> c.deadLettered() == 1 && c.applied() == 5);
-        assertEquals(3, c.failures(), "it was tried three times, then moved");
+        await().atMost(WAIT)
+                .until(() -> c.stats().deadLettered() == 1 && c.stats().applied() == 5);
+        assertEquals(3, c.stats().failures(), "it was tried three times, then moved");
         GetResponse dead = getOne(DLQ);
         assertEquals(poisonId, dead.getProps().getMessageId());
         Map<String, Object> h = dead.getProps().getHeaders();
@@ -280,9 +287,12 @@ class ConsumerFrameworkIT {
                 throw new java.io.IOException(e);
             }
         });
-        await().atMost(WAIT).until(() -> c.deadLettered() == 2);
-        assertEquals(1, c.contractViolations(WireContract.Rule.MESSAGE_ID), "the one without an id broke the contract");
-        assertEquals(0, c.failures(), "no retries for what can never succeed");
+        await().atMost(WAIT).until(() -> c.stats().deadLettered() == 2);
+        assertEquals(
+                1,
+                c.stats().contractViolations(WireContract.Rule.MESSAGE_ID),
+                "the one without an id broke the contract");
+        assertEquals(0, c.stats().failures(), "no retries for what can never succeed");
         assertEquals(2, broker.messageCount(DLQ));
     }
 
@@ -313,7 +323,7 @@ class ConsumerFrameworkIT {
                 throw new java.io.IOException(e);
             }
         });
-        await().atMost(WAIT).until(() -> c.held() == 3);
+        await().atMost(WAIT).until(() -> c.stats().held() == 3);
         broker.withChannel(ch -> {
             try {
                 publish(ch, props(h1, "h", 1L, Map.of()));
@@ -322,11 +332,11 @@ class ConsumerFrameworkIT {
                 throw new java.io.IOException(e);
             }
         });
-        await().atMost(WAIT).until(() -> c.deadLettered() == 2);
+        await().atMost(WAIT).until(() -> c.stats().deadLettered() == 2);
 
         assertEquals(List.of(1L), effects.versionsInApplyOrder("h"), "h v1 applied, the poison v2 is not");
         assertEquals(List.of(1L), effects.versionsInApplyOrder("r"), "r v1 applied, the failing v2 is not");
-        assertEquals(2, c.applied());
+        assertEquals(2, c.stats().applied());
         assertEquals(1L, db.scalar("SELECT last_version FROM consumer_aggregate_positions WHERE aggregate_id = 'h'"));
         assertEquals(1L, db.scalar("SELECT last_version FROM consumer_aggregate_positions WHERE aggregate_id = 'r'"));
         assertEquals(
@@ -386,8 +396,9 @@ class ConsumerFrameworkIT {
             }
         });
         // the database answers; it refuses this statement every time: a failed attempt, not an outage
-        await().atMost(WAIT).until(() -> c.deadLettered() == 1 && c.applied() == 1);
-        assertEquals(3, c.failures(), "counted like any failure, then moved");
+        await().atMost(WAIT)
+                .until(() -> c.stats().deadLettered() == 1 && c.stats().applied() == 1);
+        assertEquals(3, c.stats().failures(), "counted like any failure, then moved");
         GetResponse dead = getOne(DLQ);
         assertEquals(slowId, dead.getProps().getMessageId());
         String reason = dead.getProps().getHeaders().get(DeadLetters.REASON).toString();
@@ -407,7 +418,7 @@ class ConsumerFrameworkIT {
                 throw new java.io.IOException(e);
             }
         });
-        await().atMost(WAIT).until(() -> c.held() == 1);
+        await().atMost(WAIT).until(() -> c.stats().held() == 1);
         broker.withChannel(ch -> {
             try {
                 publish(ch, props(v1, "w", 1L, Map.of()));
@@ -415,8 +426,9 @@ class ConsumerFrameworkIT {
                 throw new java.io.IOException(e);
             }
         });
-        await().atMost(WAIT).until(() -> c.deadLettered() == 1 && c.applied() == 1);
-        assertEquals(0, c.requeued(), "v1 committed: it is not requeued as if the database were away");
+        await().atMost(WAIT)
+                .until(() -> c.stats().deadLettered() == 1 && c.stats().applied() == 1);
+        assertEquals(0, c.stats().requeued(), "v1 committed: it is not requeued as if the database were away");
         assertEquals(
                 List.of(1L), injector.getInstance(AppliedEffectMapper.class).versionsInApplyOrder("w"));
         GetResponse dead = getOne(DLQ);
@@ -436,7 +448,7 @@ class ConsumerFrameworkIT {
                 throw new java.io.IOException(e);
             }
         });
-        await().atMost(WAIT).until(() -> c.held() == 1);
+        await().atMost(WAIT).until(() -> c.stats().held() == 1);
         // a schema that is not what the consumer expects: reading the held message fails (42703), not
         // because the database is away, and the same way on every try
         db.execute("ALTER TABLE consumer_held_messages RENAME COLUMN body TO body_moved");
@@ -448,12 +460,13 @@ class ConsumerFrameworkIT {
                     throw new java.io.IOException(e);
                 }
             });
-            await().atMost(WAIT).until(() -> c.deliveryErrors() == 1 && c.applied() == 1);
+            await().atMost(WAIT)
+                    .until(() -> c.stats().deliveryErrors() == 1 && c.stats().applied() == 1);
         } finally {
             db.execute("ALTER TABLE consumer_held_messages RENAME COLUMN body_moved TO body");
         }
-        assertEquals(0, c.requeued(), "its redelivery would be a duplicate failing the same way, for ever");
-        assertEquals(0, c.deadLettered(), "v1 was applied: it is no dead letter");
+        assertEquals(0, c.stats().requeued(), "its redelivery would be a duplicate failing the same way, for ever");
+        assertEquals(0, c.stats().deadLettered(), "v1 was applied: it is no dead letter");
         assertEquals(0, broker.messageCount(DLQ));
         assertEquals(0, broker.messageCount(QUEUE));
         assertEquals(
@@ -481,7 +494,7 @@ class ConsumerFrameworkIT {
                 throw new java.io.IOException(e);
             }
         });
-        await().atMost(WAIT).until(() -> c.held() == 1);
+        await().atMost(WAIT).until(() -> c.stats().held() == 1);
         // The first DELETE of the held row is the apply's (rolled back when the handler throws); at the
         // second, the discard after the forward to the DLQ, another instance takes the row first.
         db.execute("CREATE SEQUENCE test_held_deletes");
@@ -499,13 +512,13 @@ class ConsumerFrameworkIT {
                     throw new java.io.IOException(e);
                 }
             });
-            await().atMost(WAIT).until(() -> c.applied() == 1);
+            await().atMost(WAIT).until(() -> c.stats().applied() == 1);
         } finally {
             db.execute("DROP TRIGGER IF EXISTS test_settled_elsewhere ON consumer_held_messages");
             db.execute("DROP FUNCTION IF EXISTS test_settled_elsewhere()");
             db.execute("DROP SEQUENCE IF EXISTS test_held_deletes");
         }
-        assertEquals(0, c.deadLettered(), "the other instance settled it; this one did not dead-letter it");
+        assertEquals(0, c.stats().deadLettered(), "the other instance settled it; this one did not dead-letter it");
         assertEquals(0, db.count("SELECT count(*) FROM consumer_held_messages"));
         assertEquals(
                 0,

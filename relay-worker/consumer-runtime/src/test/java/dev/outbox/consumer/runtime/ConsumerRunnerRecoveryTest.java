@@ -110,7 +110,7 @@ class ConsumerRunnerRecoveryTest {
 
         await().atMost(Duration.ofSeconds(5)).until(runner::isConsuming);
         assertEquals(3, channels.size(), "one new channel");
-        assertEquals(1, runner.channelReopens());
+        assertEquals(1, runner.stats().channelReopens());
     }
 
     @Test
@@ -124,7 +124,7 @@ class ConsumerRunnerRecoveryTest {
         await().atMost(Duration.ofSeconds(10)).until(runner::isConsuming);
         assertFalse(first.open.get(), "the cancelled consumer's channel was closed (its unacked go back)");
         assertEquals(2 + 4, channels.size(), "three failed attempts, then one that subscribes");
-        assertEquals(4, runner.channelReopens());
+        assertEquals(4, runner.stats().channelReopens());
         assertEquals(2, runner.consumingChannels());
     }
 
@@ -142,7 +142,7 @@ class ConsumerRunnerRecoveryTest {
         first.consumer.handleShutdownSignal(first.tag, new ShutdownSignalException(false, false, null, first.proxy));
 
         await().atMost(Duration.ofSeconds(10)).until(runner::isConsuming);
-        assertEquals(1, runner.recoveryErrors(), "the Error was caught and counted");
+        assertEquals(1, runner.stats().recoveryErrors(), "the Error was caught and counted");
         assertEquals(2, runner.consumingChannels());
         assertEquals(3, channels.size(), "one channel opened after the failed attempt");
     }

@@ -146,7 +146,7 @@ class DatabaseOutageDeliveryCountIT {
                 .atMost(OUTAGE.plusSeconds(30))
                 .until(() -> System.nanoTime() - cutAt >= OUTAGE.toNanos() && proxy.rejected() >= 10);
         long rejected = proxy.rejected();
-        long waits = runner.databaseWaits();
+        long waits = runner.stats().databaseWaits();
         long outageMillis = (System.nanoTime() - cutAt) / 1_000_000;
         proxy.restore();
 
@@ -158,11 +158,17 @@ class DatabaseOutageDeliveryCountIT {
                 "[DatabaseOutageDeliveryCountIT] outage %d ms, %d connection attempts refused, %d tries held unacked;"
                         + " highest x-delivery-count applied %d (limit %d), dead-lettered by the broker %d,"
                         + " requeued %d%n",
-                outageMillis, rejected, waits, highestCount.get(), LIMIT, broker.messageCount(DLQ), runner.requeued());
+                outageMillis,
+                rejected,
+                waits,
+                highestCount.get(),
+                LIMIT,
+                broker.messageCount(DLQ),
+                runner.stats().requeued());
         assertEquals(0, broker.messageCount(DLQ), "no message was dead-lettered by the delivery limit");
         assertEquals(MESSAGES, db.count("SELECT count(*) FROM test_applied_effects"), "every message applied");
         assertEquals(0, highestCount.get(), "the outage did not raise any delivery count");
-        assertEquals(0, runner.requeued(), "nothing was requeued for the outage");
-        assertEquals(0, runner.failures(), "an outage is not the message's failure");
+        assertEquals(0, runner.stats().requeued(), "nothing was requeued for the outage");
+        assertEquals(0, runner.stats().failures(), "an outage is not the message's failure");
     }
 }

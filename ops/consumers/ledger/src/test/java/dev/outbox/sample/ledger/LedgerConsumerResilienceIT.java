@@ -122,12 +122,17 @@ class LedgerConsumerResilienceIT {
 
     /** Deliveries that ended: acked (with or without effect) or moved to the dead-letter queue. */
     private static long settled(ConsumerRunner r) {
-        return r.applied() + r.duplicates() + r.held() + r.stale() + r.deadLettered();
+        return r.stats().applied()
+                + r.stats().duplicates()
+                + r.stats().held()
+                + r.stats().stale()
+                + r.stats().deadLettered();
     }
 
     private static String describe(ConsumerRunner r) {
-        return "applied=" + r.applied() + " duplicates=" + r.duplicates() + " held=" + r.held() + " stale=" + r.stale()
-                + " failures=" + r.failures() + " deadLettered=" + r.deadLettered();
+        return "applied=" + r.stats().applied() + " duplicates=" + r.stats().duplicates() + " held="
+                + r.stats().held() + " stale=" + r.stats().stale() + " failures="
+                + r.stats().failures() + " deadLettered=" + r.stats().deadLettered();
     }
 
     /** order.created (v1) and payment.captured (v2) of a new order, as the relay would publish them. */
@@ -187,9 +192,10 @@ class LedgerConsumerResilienceIT {
         assertEquals(1, captures(orderId), "the valid capture after the malformed deliveries was booked");
         assertEquals(2, consumersOnLedgerQueue(), "both channels still consume");
         assertEquals(0, broker.messageCount(LedgerConsumer.QUEUE), "nothing left to requeue");
-        assertTrue(runner.failures() <= (long) MAX_ATTEMPTS * total, "retries are bounded: " + describe(runner));
+        assertTrue(
+                runner.stats().failures() <= (long) MAX_ATTEMPTS * total, "retries are bounded: " + describe(runner));
 
-        long deadLettered = runner.deadLettered();
+        long deadLettered = runner.stats().deadLettered();
         assertTrue(deadLettered > 0, "some probes can never be processed");
         assertEquals(deadLettered, broker.messageCount(DLQ), "each dead-lettered delivery is in the DLQ once");
         Set<String> probesInDlq = new HashSet<>();
@@ -224,10 +230,10 @@ class LedgerConsumerResilienceIT {
         assertEquals("null", held.get(0).get("void"));
 
         assertEquals(200, readiness(app), get(app, "/health/ready").body());
-        assertEquals(0, runner.deliveryErrors(), "every probe was handled before the callback boundary");
+        assertEquals(0, runner.stats().deliveryErrors(), "every probe was handled before the callback boundary");
         assertEquals(0.0, metric(app, "outbox_consumer_delivery_errors_total"));
         assertEquals(deadLettered, metric(app, "outbox_consumer_dead_lettered_total"));
-        assertEquals(runner.applied(), metric(app, "outbox_consumer_applied_total"));
+        assertEquals(runner.stats().applied(), metric(app, "outbox_consumer_applied_total"));
         assertEquals(2.0, metric(app, "outbox_consumer_consuming_channels"));
     }
 
@@ -258,6 +264,6 @@ class LedgerConsumerResilienceIT {
         UUID after = UUID.randomUUID();
         publish(placedAndCaptured(after));
         await().atMost(Duration.ofSeconds(20)).until(() -> captures(after) == 1);
-        assertEquals(4, app.runner().applied() + app.runner().heldApplied());
+        assertEquals(4, app.runner().stats().applied() + app.runner().stats().heldApplied());
     }
 }

@@ -79,17 +79,21 @@ class LedgerContractFuzzIT {
                     .atMost(Duration.ofSeconds(20))
                     .until(() -> captures(orderId) == 1);
             assertTrue(PUBLISHED.get() >= 100, "at least 100 malformed deliveries: " + PUBLISHED.get());
-            assertEquals(PUBLISHED.get(), runner.contractViolations(), "each counted as a contract violation");
-            assertEquals(PUBLISHED.get(), runner.deadLettered());
-            assertEquals(0, runner.deliveryErrors(), "nothing reached the callback boundary");
-            assertEquals(0, runner.failures(), "nothing was retried");
+            assertEquals(PUBLISHED.get(), runner.stats().contractViolations(), "each counted as a contract violation");
+            assertEquals(PUBLISHED.get(), runner.stats().deadLettered());
+            assertEquals(0, runner.stats().deliveryErrors(), "nothing reached the callback boundary");
+            assertEquals(0, runner.stats().failures(), "nothing was retried");
             assertTrue(runner.isConsuming(), "both channels still consume");
-            assertEquals(2, runner.applied() + runner.heldApplied(), "only the valid order was applied");
+            assertEquals(
+                    2, runner.stats().applied() + runner.stats().heldApplied(), "only the valid order was applied");
             StringBuilder report = new StringBuilder("[LedgerContractFuzzIT] " + PUBLISHED.get()
                     + " malformed deliveries into " + LedgerConsumer.QUEUE + ", each dead-lettered; by rule:");
             for (WireContract.Rule rule : WireContract.Rule.values()) {
-                if (runner.contractViolations(rule) > 0) {
-                    report.append(' ').append(rule.id()).append('=').append(runner.contractViolations(rule));
+                if (runner.stats().contractViolations(rule) > 0) {
+                    report.append(' ')
+                            .append(rule.id())
+                            .append('=')
+                            .append(runner.stats().contractViolations(rule));
                 }
             }
             System.out.println(report);

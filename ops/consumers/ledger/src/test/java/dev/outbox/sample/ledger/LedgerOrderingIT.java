@@ -93,7 +93,8 @@ class LedgerOrderingIT {
 
     private long applied() {
         return consumers.stream()
-                .mapToLong(c -> c.runner().applied() + c.runner().heldApplied())
+                .mapToLong(
+                        c -> c.runner().stats().applied() + c.runner().stats().heldApplied())
                 .sum();
     }
 
@@ -139,7 +140,7 @@ class LedgerOrderingIT {
                         java.net.InetAddress.getLocalHost().getHostName() + "-"
                                 + ProcessHandle.current().pid())),
                 db.rows("SELECT DISTINCT instance_id FROM ledger_journal"));
-        long held = consumers.stream().mapToLong(c -> c.runner().held()).sum();
+        long held = consumers.stream().mapToLong(c -> c.runner().stats().held()).sum();
         assertTrue(held > 0, "refunds that arrived first were held, not applied or dropped");
         assertEquals(0, db.count("SELECT count(*) FROM consumer_held_messages"));
     }
@@ -187,8 +188,8 @@ class LedgerOrderingIT {
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> applied()
                                 + consumers.stream()
-                                        .mapToLong(c -> c.runner().duplicates()
-                                                + c.runner().stale())
+                                        .mapToLong(c -> c.runner().stats().duplicates()
+                                                + c.runner().stats().stale())
                                         .sum()
                         == 8L * orders);
         assertEquals(2L * orders, db.count("SELECT count(*) FROM ledger_entries"));

@@ -109,12 +109,13 @@ class ShipmentsIT {
         publish(shippedOnly);
         publish(shippedOnly);
         await().atMost(Duration.ofSeconds(20))
-                .until(() -> app.runner().applied() + app.runner().duplicates() == 3L * orders);
-        assertEquals(orders, app.runner().applied(), "applied once per message id");
-        assertEquals(2L * orders, app.runner().duplicates());
+                .until(() ->
+                        app.runner().stats().applied() + app.runner().stats().duplicates() == 3L * orders);
+        assertEquals(orders, app.runner().stats().applied(), "applied once per message id");
+        assertEquals(2L * orders, app.runner().stats().duplicates());
         assertEquals(orders, db.count("SELECT count(*) FROM shipments"));
         assertEquals(orders, db.count("SELECT count(*) FROM processed_messages WHERE consumer_name = 'shipments'"));
-        assertEquals(0, app.runner().contractViolations(), "placed and captured never reached its queue");
+        assertEquals(0, app.runner().stats().contractViolations(), "placed and captured never reached its queue");
         assertEquals(0, broker.messageCount(Topology.deadLetterQueueOf(ShipmentsConsumer.QUEUE)));
     }
 
@@ -125,9 +126,9 @@ class ShipmentsIT {
         // a second message (another id) shipping the same order: the business key holds the first
         List<OutboundMessage> second = shippedOrder(orderId, "SECOND");
         publish(first.subList(2, 3));
-        await().atMost(Duration.ofSeconds(20)).until(() -> app.runner().applied() == 1);
+        await().atMost(Duration.ofSeconds(20)).until(() -> app.runner().stats().applied() == 1);
         publish(second.subList(2, 3));
-        await().atMost(Duration.ofSeconds(20)).until(() -> app.runner().applied() == 2);
+        await().atMost(Duration.ofSeconds(20)).until(() -> app.runner().stats().applied() == 2);
         assertEquals(1, db.count("SELECT count(*) FROM shipments"));
         assertTrue(
                 db.count("SELECT count(*) FROM shipments WHERE tracking_number = 'FIRST' AND order_id = '" + orderId
