@@ -13,7 +13,6 @@ import dev.outbox.messaging.publish.ConfirmPublisher;
 import dev.outbox.messaging.publish.DeadLetters;
 import dev.outbox.persistence.DataAccessException;
 import dev.outbox.persistence.DatabaseUnavailableException;
-import dev.outbox.persistence.consumer.HeldMessage;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -86,15 +85,6 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         }
     }
 
-    /** A held message could not be moved to the dead-letter queue: the delivery that found it is requeued. */
-    private static final class HeldNotSettledException extends Exception {
-        private static final long serialVersionUID = 1L;
-
-        HeldNotSettledException(String message) {
-            super(message);
-        }
-    }
-
     private final ConsumerSettings settings;
     private final WireContract contract;
     private final Step step;
@@ -104,6 +94,7 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
 
     private final ConsumerStats stats = new ConsumerStats();
     private final ConsumerChannels channels;
+    private final HeldSuccessors heldSuccessors;
 
     private ConsumerRunner(
             ConsumerSettings settings,
@@ -119,6 +110,7 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         this.handler = handler;
         this.failures = failures;
         this.channels = new ConsumerChannels(settings, stats, this::deliver);
+        this.heldSuccessors = new HeldSuccessors(settings, stats, processor, handler, failures, channels);
     }
 
     /**
@@ -297,14 +289,14 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
             try {
                 // this message committed: its successors are tried until the database lets them be
                 untilTheDatabaseAnswers(ch, message.messageId(), () -> {
-                    applyHeldSuccessors(message.aggregateType(), message.aggregateId());
+                    heldSuccessors.applyAll(message.aggregateType(), message.aggregateId());
                     return null;
                 });
             } catch (DataAccessException e) {
                 if (successorsNotApplied(ch, tag, message, e)) {
                     return;
                 }
-            } catch (HeldNotSettledException e) {
+            } catch (HeldSuccessors.HeldNotSettledException e) {
                 LOG.error(
                         "consumer {}: {}; message_id={} requeued to try again",
                         settings.name(),
@@ -370,52 +362,6 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
     }
 
     /**
-     * Applies the aggregate's held successors one transaction each, in version order, until one
-     * is missing or fails. A held message that keeps failing (or cannot succeed) goes to the
-     * dead-letter queue by itself; the position stays at its predecessor, so later versions stay
-     * held behind it.
-     *
-     * @throws DatabaseUnavailableException when the database is away
-     * @throws DataAccessException when reading or discarding a held message fails otherwise
-     */
-    private void applyHeldSuccessors(String aggregateType, String aggregateId) throws HeldNotSettledException {
-        HeldMessage next;
-        while ((next = processor.nextHeld(settings.name(), aggregateType, aggregateId)) != null) {
-            String reason;
-            int attempts;
-            try {
-                if (!processor.applyHeld(settings.name(), next, handler)) {
-                    return; // another instance applied or moved it; that instance carries on
-                }
-                stats.heldApplied.increment();
-                continue;
-            } catch (NonRetryableMessageException e) {
-                deadLetterHeld(next, describe(e), 1);
-                continue;
-            } catch (DatabaseUnavailableException e) {
-                throw e;
-            } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
-                // a statement refused by a reachable database counts too: it may fail every time
-                reason = describe(e);
-                attempts = countFailure(next.messageId(), reason);
-            }
-            stats.failed.increment();
-            if (attempts < settings.maxAttempts()) {
-                LOG.warn(
-                        "consumer {} failed on held message_id={} (attempt {} of {}): {}",
-                        settings.name(),
-                        next.messageId(),
-                        attempts,
-                        settings.maxAttempts(),
-                        reason);
-                pause(settings.retryDelay().multipliedBy(attempts));
-                continue;
-            }
-            deadLetterHeld(next, reason, attempts);
-        }
-    }
-
-    /**
      * The delivery committed, but its held successors could not be applied, and not because the
      * database is away. Its redelivery is a duplicate that tries them again: worth it for a
      * refusal or a conflict of the moment, a bounded number of times (counted against this
@@ -465,77 +411,6 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                 reason,
                 e);
         return false;
-    }
-
-    /** Attempts so far for a held message; when they cannot be counted, enough to stop trying. */
-    private int countFailure(String messageId, String reason) {
-        try {
-            return failures.failed(settings.name(), messageId, reason);
-        } catch (DataAccessException e) {
-            if (e.isTransient()) {
-                // away, refused or in conflict for now: the delivery that found it is requeued (uncounted only
-                // when the database is away, see successorsNotApplied)
-                throw e;
-            }
-            LOG.error(
-                    "consumer {} cannot count the failure of message_id={} ({}); giving up on it",
-                    settings.name(),
-                    messageId,
-                    e.getMessage());
-            return settings.maxAttempts();
-        }
-    }
-
-    /** Forwards the stored message first, then forgets it: a crash in between leaves it held, never lost. */
-    private void deadLetterHeld(HeldMessage message, String reason, int attempts) throws HeldNotSettledException {
-        ConfirmPublisher.SoloOutcome outcome = DeadLetters.forwardStored(
-                channels.connection(),
-                settings.deadLetterQueue(),
-                new DeadLetters.StoredMessage(
-                        message.messageId(),
-                        message.messageType(),
-                        message.correlationId(),
-                        IdempotentProcessor.headersOf(message),
-                        message.body()),
-                settings.name(),
-                reason,
-                attempts,
-                settings.confirmTimeout());
-        if (!outcome.confirmed()) {
-            throw new HeldNotSettledException("could not dead-letter held message_id=" + message.messageId() + " ("
-                    + outcome.failure() + " " + outcome.detail() + ")");
-        }
-        if (!processor.discardHeld(settings.name(), message)) {
-            // another instance applied it or dead-lettered it first, between our read and this discard:
-            // the copy just forwarded is a duplicate (a replay of it is absorbed as one), not a dead letter
-            LOG.warn(
-                    "consumer {}: held message_id={} ({} v{} of {} {}) was settled by another instance while"
-                            + " this one forwarded it to {} ({}); the forwarded copy is a duplicate and is not counted",
-                    settings.name(),
-                    message.messageId(),
-                    message.messageType(),
-                    message.aggregateVersion(),
-                    message.aggregateType(),
-                    message.aggregateId(),
-                    settings.deadLetterQueue(),
-                    reason);
-            return;
-        }
-        recordDeadLettered(message.messageId(), reason);
-        stats.deadLettered.increment();
-        LOG.error(
-                "consumer {} dead-lettered held message_id={} ({} v{} of {} {}) to {} after {} attempt(s): {};"
-                        + " v{} stays applied and later versions stay held",
-                settings.name(),
-                message.messageId(),
-                message.messageType(),
-                message.aggregateVersion(),
-                message.aggregateType(),
-                message.aggregateId(),
-                settings.deadLetterQueue(),
-                attempts,
-                reason,
-                message.aggregateVersion() - 1);
     }
 
     private void requeue(Channel ch, long tag, Duration after) throws IOException {
@@ -610,7 +485,7 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
             requeue(ch, delivery.getEnvelope().getDeliveryTag(), settings.retryDelay());
             return;
         }
-        recordDeadLettered(messageId, reason);
+        heldSuccessors.recordDeadLettered(messageId, reason);
         ch.basicAck(delivery.getEnvelope().getDeliveryTag(), false);
         stats.deadLettered.increment();
         LOG.error(
@@ -620,19 +495,6 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                 settings.deadLetterQueue(),
                 attempts,
                 reason);
-    }
-
-    private void recordDeadLettered(String messageId, String reason) {
-        if (messageId == null || messageId.isBlank() || messageId.indexOf('\u0000') >= 0) {
-            return;
-        }
-        try {
-            failures.deadLettered(settings.name(), messageId, reason);
-        } catch (RuntimeException e) {
-            // the dead letter itself is safe in its queue; this row is only the consumer's note of it
-            LOG.warn(
-                    "dead-lettering of message_id={} not recorded in consumer_failures: {}", messageId, e.getMessage());
-        }
     }
 
     private void count(IdempotentProcessor.Outcome outcome) {
