@@ -7,10 +7,7 @@ import com.rabbitmq.client.ShutdownSignalException;
 import dev.outbox.consumer.InboundMessage;
 import dev.outbox.consumer.MessageHandler;
 import dev.outbox.consumer.NonRetryableMessageException;
-import dev.outbox.messaging.ExponentialBackoff;
 import dev.outbox.messaging.FailureDescriptions;
-import dev.outbox.messaging.publish.ConfirmPublisher;
-import dev.outbox.messaging.publish.DeadLetters;
 import dev.outbox.persistence.DataAccessException;
 import dev.outbox.persistence.DatabaseUnavailableException;
 import io.micrometer.core.instrument.Gauge;
@@ -40,7 +37,7 @@ import org.slf4j.MDC;
  * <p>Failures: a database outage ({@link DatabaseUnavailableException}) is waited out with the
  * delivery in hand, unacked, and tried again until the database answers: it is neither counted
  * nor requeued, because every requeue raises a quorum queue's delivery count towards its
- * {@code x-delivery-limit} (see {@link #untilTheDatabaseAnswers}); any other failure, a statement the reachable database refused (timeout, out of memory) or a
+ * {@code x-delivery-limit} (see {@link DatabaseWait}); any other failure, a statement the reachable database refused (timeout, out of memory) or a
  * concurrency conflict included, is counted (in its own transaction) and requeued after a pause,
  * until {@code maxAttempts}, when the message goes to the dead-letter queue with the reason; a
  * {@link NonRetryableMessageException} goes there at once. A poison message never loops for ever. A held successor is applied after its predecessor
@@ -49,40 +46,24 @@ import org.slf4j.MDC;
  *
  * <p>Nothing leaves the delivery callback: amqp-client closes a channel whose consumer throws,
  * and that would silently leave the queue without consumers. What escapes the handling above is
- * caught at the callback, counted ({@link #deliveryErrors}) and the delivery dead-lettered with
+ * caught at the callback, counted ({@link ConsumerStats#deliveryErrors}) and the delivery dead-lettered with
  * the reason. The recovery timer catches everything its tasks throw, {@link Error}s included,
  * counts it and carries on. A channel that closes or a consumer the broker cancels (its queue was deleted, for
  * example) is reopened and resubscribed with backoff for as long as the connection lives; a new
  * connection restarts everything through {@link #start}. {@link #isConsuming} says whether every
  * channel is consuming right now.
+ *
+ * <p>Its parts: {@link ConsumerChannels} (the subscriptions and their recovery),
+ * {@link DatabaseWait} (a delivery held while the database is away), {@link HeldSuccessors}
+ * (messages that arrived before their predecessor), {@link Settlement} (requeue, dead-letter) and
+ * {@link ConsumerStats}; this class decides what each delivery comes to.
  */
 public final class ConsumerRunner implements AutoCloseable, MeterBinder {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumerRunner.class);
-    /** Between tries of a delivery while the database is away: soon after a blip, every 5 s in a long outage. */
-    private static final ExponentialBackoff DATABASE_WAIT =
-            new ExponentialBackoff(Duration.ofMillis(250), Duration.ofSeconds(5));
 
     @FunctionalInterface
     private interface Step {
         IdempotentProcessor.Outcome run(InboundMessage message) throws Exception;
-    }
-
-    /** Work that may meet a database outage, tried again until it gets past it. */
-    @FunctionalInterface
-    private interface DatabaseWork<T, X extends Exception> {
-        T run() throws X;
-    }
-
-    /**
-     * The delivery's channel closed, or the runner is stopping, while the delivery waited for the
-     * database: it is left unacked, and the broker gives it to a consumer again.
-     */
-    private static final class Abandoned extends Exception {
-        private static final long serialVersionUID = 1L;
-
-        Abandoned() {
-            super(null, null, false, false);
-        }
     }
 
     private final ConsumerSettings settings;
@@ -95,6 +76,8 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
     private final ConsumerStats stats = new ConsumerStats();
     private final ConsumerChannels channels;
     private final HeldSuccessors heldSuccessors;
+    private final Settlement settlement;
+    private final DatabaseWait databaseWait;
 
     private ConsumerRunner(
             ConsumerSettings settings,
@@ -110,19 +93,16 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         this.handler = handler;
         this.failures = failures;
         this.channels = new ConsumerChannels(settings, stats, this::deliver);
-        this.heldSuccessors = new HeldSuccessors(settings, stats, processor, handler, failures, channels);
+        this.settlement = new Settlement(settings, stats, failures, channels);
+        this.databaseWait = new DatabaseWait(settings, stats, channels);
+        this.heldSuccessors =
+                new HeldSuccessors(settings, stats, processor, handler, failures, channels, settlement, databaseWait);
     }
 
     /**
      * The effect runs in the dedupe transaction: exactly once in effect, in aggregate order. The
-     * deliveries must honour the contracts the queue's topology file binds ({@link WireContract#forQueue}).
+     * deliveries must honour {@code contract} ({@link WireContract#forQueue} for a queue's).
      */
-    public static ConsumerRunner transactional(
-            ConsumerSettings settings, IdempotentProcessor processor, MessageHandler handler, FailureCounter failures) {
-        return transactional(settings, WireContract.forQueue(settings.queue()), processor, handler, failures);
-    }
-
-    /** {@link #transactional(ConsumerSettings, IdempotentProcessor, MessageHandler, FailureCounter)} under {@code contract}. */
     public static ConsumerRunner transactional(
             ConsumerSettings settings,
             WireContract contract,
@@ -218,30 +198,9 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                     delivery.getEnvelope().getDeliveryTag(),
                     delivery.getProperties().getMessageId(),
                     t);
-            settleAfterError(ch, delivery, t);
+            settlement.afterError(ch, delivery, t);
         } finally {
             MDC.clear();
-        }
-    }
-
-    private void settleAfterError(Channel ch, Delivery delivery, Throwable cause) {
-        if (!ch.isOpen()) {
-            LOG.warn(
-                    "consumer {}: channel closed; the broker requeues delivery {}",
-                    settings.name(),
-                    delivery.getEnvelope().getDeliveryTag());
-            return;
-        }
-        try {
-            deadLetter(ch, delivery, delivery.getProperties().getMessageId(), "consumer error: " + describe(cause), 1);
-        } catch (Throwable again) { // NOPMD: still the boundary
-            stats.deliveryErrors.increment();
-            LOG.error(
-                    "consumer {}: cannot settle delivery {}; closing its channel so the broker requeues it",
-                    settings.name(),
-                    delivery.getEnvelope().getDeliveryTag(),
-                    again);
-            ConsumerChannels.closeQuietly(ch);
         }
     }
 
@@ -252,7 +211,7 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
             message = contract.check(delivery);
         } catch (WireContract.Violation v) {
             stats.violated(v.rule());
-            deadLetter(ch, delivery, delivery.getProperties().getMessageId(), v.reason(), 1);
+            settlement.deadLetter(ch, delivery, delivery.getProperties().getMessageId(), v.reason(), 1);
             return;
         }
         MDC.put("message_id", message.messageId());
@@ -260,7 +219,7 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         MDC.put("correlation_id", String.valueOf(message.correlationId()));
         try {
             process(ch, delivery, message);
-        } catch (Abandoned e) {
+        } catch (DatabaseWait.Abandoned e) {
             LOG.info(
                     "consumer {}: message_id={} left unacked while the database was away ({}); the broker delivers it"
                             + " again",
@@ -270,15 +229,16 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         }
     }
 
-    private void process(Channel ch, Delivery delivery, InboundMessage message) throws IOException, Abandoned {
+    private void process(Channel ch, Delivery delivery, InboundMessage message)
+            throws IOException, DatabaseWait.Abandoned {
         long tag = delivery.getEnvelope().getDeliveryTag();
         IdempotentProcessor.Outcome outcome;
         try {
-            outcome = untilTheDatabaseAnswers(ch, message.messageId(), () -> step.run(message));
-        } catch (Abandoned e) {
+            outcome = databaseWait.until(ch, message.messageId(), () -> step.run(message));
+        } catch (DatabaseWait.Abandoned e) {
             throw e;
         } catch (NonRetryableMessageException e) {
-            deadLetter(ch, delivery, message.messageId(), describe(e), 1);
+            settlement.deadLetter(ch, delivery, message.messageId(), describe(e), 1);
             return;
         } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
             // a handler's bug is the message's failure: counted, retried, then dead-lettered
@@ -288,12 +248,12 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         if (outcome.successorHeld()) {
             try {
                 // this message committed: its successors are tried until the database lets them be
-                untilTheDatabaseAnswers(ch, message.messageId(), () -> {
+                databaseWait.until(ch, message.messageId(), () -> {
                     heldSuccessors.applyAll(message.aggregateType(), message.aggregateId());
                     return null;
                 });
             } catch (DataAccessException e) {
-                if (successorsNotApplied(ch, tag, message, e)) {
+                if (heldSuccessors.notApplied(ch, tag, message, e)) {
                     return;
                 }
             } catch (HeldSuccessors.HeldNotSettledException e) {
@@ -302,135 +262,26 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                         settings.name(),
                         e.getMessage(),
                         message.messageId());
-                requeue(ch, tag, settings.retryDelay());
+                settlement.requeue(ch, tag, settings.retryDelay());
                 return;
             }
         }
         ch.basicAck(tag, false);
-        count(outcome);
-    }
-
-    /**
-     * Runs {@code work} until it gets past a database outage. While the database is away the
-     * delivery stays in hand, unacked, and the work is tried again after a pause (250 ms growing
-     * to 5 s). It is never requeued for an outage: a requeue raises a quorum queue's
-     * {@code x-delivery-count}, and a long outage would spend the queue's {@code x-delivery-limit}
-     * on good messages. The channel's later deliveries wait behind this one (prefetch bounds
-     * them), so nothing is consumed while the database is away. If the channel closes or the
-     * runner stops meanwhile, the delivery is abandoned to the broker, which redelivers it.
-     */
-    private <T, X extends Exception> T untilTheDatabaseAnswers(Channel ch, String messageId, DatabaseWork<T, X> work)
-            throws X, Abandoned {
-        int waits = 0;
-        try {
-            while (true) {
-                try {
-                    T result = work.run();
-                    if (waits > 0) {
-                        LOG.info(
-                                "consumer {}: the database answers again; message_id={} went on after {} tries",
-                                settings.name(),
-                                messageId,
-                                waits + 1);
-                    }
-                    return result;
-                } catch (DatabaseUnavailableException e) {
-                    if (waits == 0) {
-                        stats.waitingForDatabase.incrementAndGet();
-                        LOG.warn(
-                                "consumer {} cannot reach the database ({}); message_id={} is held unacked and tried"
-                                        + " again until it answers",
-                                settings.name(),
-                                e.getMessage(),
-                                messageId);
-                    }
-                    stats.databaseWaits.increment();
-                    if (channels.isClosed() || !ch.isOpen()) {
-                        throw new Abandoned();
-                    }
-                    pause(DATABASE_WAIT.delay(waits++));
-                    if (channels.isClosed() || !ch.isOpen()) {
-                        throw new Abandoned();
-                    }
-                }
-            }
-        } finally {
-            if (waits > 0) {
-                stats.waitingForDatabase.decrementAndGet();
-            }
-        }
-    }
-
-    /**
-     * The delivery committed, but its held successors could not be applied, and not because the
-     * database is away. Its redelivery is a duplicate that tries them again: worth it for a
-     * refusal or a conflict of the moment, a bounded number of times (counted against this
-     * message); a permanent error would fail the same way on every redelivery, uncounted, for
-     * ever, so the delivery is acked at once. The successors stay held either way, for the
-     * aggregate's next delivery or an operator.
-     *
-     * @return true when the delivery was given back to the broker
-     */
-    private boolean successorsNotApplied(Channel ch, long tag, InboundMessage message, DataAccessException e)
-            throws IOException, Abandoned {
-        stats.deliveryErrors.increment();
-        String reason = describe(e);
-        if (e.isTransient()) {
-            int attempts;
-            try {
-                attempts = untilTheDatabaseAnswers(
-                        ch,
-                        message.messageId(),
-                        () -> failures.failed(settings.name(), message.messageId(), "held successors: " + reason));
-            } catch (DataAccessException again) {
-                attempts = settings.maxAttempts();
-            }
-            if (attempts < settings.maxAttempts()) {
-                LOG.warn(
-                        "consumer {}: message_id={} was applied, but the held successors of {} {} could not be"
-                                + " applied ({}); requeued to try them again (attempt {} of {})",
-                        settings.name(),
-                        message.messageId(),
-                        message.aggregateType(),
-                        message.aggregateId(),
-                        reason,
-                        attempts,
-                        settings.maxAttempts());
-                requeue(ch, tag, settings.retryDelay().multipliedBy(attempts));
-                return true;
-            }
-        }
-        LOG.error(
-                "consumer {}: message_id={} was applied, but the held successors of {} {} could not be applied"
-                        + " ({}); acked, they stay held in consumer_held_messages until the aggregate's next delivery or an"
-                        + " operator",
-                settings.name(),
-                message.messageId(),
-                message.aggregateType(),
-                message.aggregateId(),
-                reason,
-                e);
-        return false;
-    }
-
-    private void requeue(Channel ch, long tag, Duration after) throws IOException {
-        pause(after);
-        ch.basicNack(tag, false, true);
-        stats.requeued.increment();
+        stats.count(outcome);
     }
 
     private void failedAttempt(Channel ch, Delivery delivery, InboundMessage message, Throwable cause)
-            throws IOException, Abandoned {
+            throws IOException, DatabaseWait.Abandoned {
         stats.failed.increment();
         String reason = describe(cause);
         int attempts;
         try {
-            attempts = untilTheDatabaseAnswers(
+            attempts = databaseWait.until(
                     ch, message.messageId(), () -> failures.failed(settings.name(), message.messageId(), reason));
         } catch (DataAccessException e) {
             if (!e.isTransient()) {
                 // it cannot be counted, so it could not be bounded: it never loops, it goes now
-                deadLetter(
+                settlement.deadLetter(
                         ch,
                         delivery,
                         message.messageId(),
@@ -443,11 +294,11 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                     settings.name(),
                     message.messageId(),
                     e.getMessage());
-            requeue(ch, delivery.getEnvelope().getDeliveryTag(), settings.retryDelay());
+            settlement.requeue(ch, delivery.getEnvelope().getDeliveryTag(), settings.retryDelay());
             return;
         }
         if (attempts >= settings.maxAttempts()) {
-            deadLetter(ch, delivery, message.messageId(), reason, attempts);
+            settlement.deadLetter(ch, delivery, message.messageId(), reason, attempts);
             return;
         }
         LOG.warn(
@@ -459,52 +310,10 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                 message.deliveryCount(),
                 reason,
                 cause);
-        requeue(
+        settlement.requeue(
                 ch,
                 delivery.getEnvelope().getDeliveryTag(),
                 settings.retryDelay().multipliedBy(attempts));
-    }
-
-    private void deadLetter(Channel ch, Delivery delivery, String messageId, String reason, int attempts)
-            throws IOException {
-        ConfirmPublisher.SoloOutcome outcome = DeadLetters.forward(
-                channels.connection(),
-                settings.deadLetterQueue(),
-                delivery,
-                settings.name(),
-                reason,
-                attempts,
-                settings.confirmTimeout());
-        if (!outcome.confirmed()) {
-            LOG.error(
-                    "consumer {} could not dead-letter message_id={} ({} {}); requeued",
-                    settings.name(),
-                    messageId,
-                    outcome.failure(),
-                    outcome.detail());
-            requeue(ch, delivery.getEnvelope().getDeliveryTag(), settings.retryDelay());
-            return;
-        }
-        heldSuccessors.recordDeadLettered(messageId, reason);
-        ch.basicAck(delivery.getEnvelope().getDeliveryTag(), false);
-        stats.deadLettered.increment();
-        LOG.error(
-                "consumer {} dead-lettered message_id={} to {} after {} attempt(s): {}",
-                settings.name(),
-                messageId,
-                settings.deadLetterQueue(),
-                attempts,
-                reason);
-    }
-
-    private void count(IdempotentProcessor.Outcome outcome) {
-        switch (outcome.result()) {
-            case APPLIED -> stats.applied.increment();
-            case DUPLICATE -> stats.duplicates.increment();
-            case HELD -> stats.held.increment();
-            case STALE -> stats.stale.increment();
-            default -> throw new IllegalStateException(outcome.result().name());
-        }
     }
 
     static String describe(Throwable t) {

@@ -199,4 +199,15 @@ public final class ConsumerStats {
                 .tag("consumer", consumer)
                 .register(registry);
     }
+
+    /** Counts a delivery's outcome. */
+    void count(IdempotentProcessor.Outcome outcome) {
+        switch (outcome.result()) {
+            case APPLIED -> applied.increment();
+            case DUPLICATE -> duplicates.increment();
+            case HELD -> held.increment();
+            case STALE -> stale.increment();
+            default -> throw new IllegalStateException(outcome.result().name());
+        }
+    }
 }

@@ -1,5 +1,7 @@
 package dev.outbox.consumer.runtime;
 
+import com.rabbitmq.client.Channel;
+import dev.outbox.consumer.InboundMessage;
 import dev.outbox.consumer.MessageHandler;
 import dev.outbox.consumer.NonRetryableMessageException;
 import dev.outbox.messaging.publish.ConfirmPublisher;
@@ -7,6 +9,7 @@ import dev.outbox.messaging.publish.DeadLetters;
 import dev.outbox.persistence.DataAccessException;
 import dev.outbox.persistence.DatabaseUnavailableException;
 import dev.outbox.persistence.consumer.HeldMessage;
+import java.io.IOException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +37,8 @@ final class HeldSuccessors {
     private final MessageHandler handler;
     private final FailureCounter failures;
     private final ConsumerChannels channels;
+    private final Settlement settlement;
+    private final DatabaseWait databaseWait;
 
     HeldSuccessors(
             ConsumerSettings settings,
@@ -41,13 +46,17 @@ final class HeldSuccessors {
             IdempotentProcessor processor,
             MessageHandler handler,
             FailureCounter failures,
-            ConsumerChannels channels) {
+            ConsumerChannels channels,
+            Settlement settlement,
+            DatabaseWait databaseWait) {
         this.settings = settings;
         this.stats = stats;
         this.processor = processor;
         this.handler = handler;
         this.failures = failures;
         this.channels = channels;
+        this.settlement = settlement;
+        this.databaseWait = databaseWait;
     }
 
     /**
@@ -150,7 +159,7 @@ final class HeldSuccessors {
                     reason);
             return;
         }
-        recordDeadLettered(message.messageId(), reason);
+        settlement.recordDeadLettered(message.messageId(), reason);
         stats.deadLettered.increment();
         LOG.error(
                 "consumer {} dead-lettered held message_id={} ({} v{} of {} {}) to {} after {} attempt(s): {};"
@@ -167,17 +176,55 @@ final class HeldSuccessors {
                 message.aggregateVersion() - 1);
     }
 
-    /** The consumer's note of a dead letter in {@code consumer_failures}; the dead letter itself is already safe. */
-    void recordDeadLettered(String messageId, String reason) {
-        if (messageId == null || messageId.isBlank() || messageId.indexOf('\u0000') >= 0) {
-            return;
+    /**
+     * The delivery committed, but its held successors could not be applied, and not because the
+     * database is away. Its redelivery is a duplicate that tries them again: worth it for a
+     * refusal or a conflict of the moment, a bounded number of times (counted against this
+     * message); a permanent error would fail the same way on every redelivery, uncounted, for
+     * ever, so the delivery is acked at once. The successors stay held either way, for the
+     * aggregate's next delivery or an operator.
+     *
+     * @return true when the delivery was given back to the broker
+     */
+    boolean notApplied(Channel ch, long tag, InboundMessage message, DataAccessException e)
+            throws IOException, DatabaseWait.Abandoned {
+        stats.deliveryErrors.increment();
+        String reason = ConsumerRunner.describe(e);
+        if (e.isTransient()) {
+            int attempts;
+            try {
+                attempts = databaseWait.until(
+                        ch,
+                        message.messageId(),
+                        () -> failures.failed(settings.name(), message.messageId(), "held successors: " + reason));
+            } catch (DataAccessException again) {
+                attempts = settings.maxAttempts();
+            }
+            if (attempts < settings.maxAttempts()) {
+                LOG.warn(
+                        "consumer {}: message_id={} was applied, but the held successors of {} {} could not be"
+                                + " applied ({}); requeued to try them again (attempt {} of {})",
+                        settings.name(),
+                        message.messageId(),
+                        message.aggregateType(),
+                        message.aggregateId(),
+                        reason,
+                        attempts,
+                        settings.maxAttempts());
+                settlement.requeue(ch, tag, settings.retryDelay().multipliedBy(attempts));
+                return true;
+            }
         }
-        try {
-            failures.deadLettered(settings.name(), messageId, reason);
-        } catch (RuntimeException e) {
-            // the dead letter itself is safe in its queue; this row is only the consumer's note of it
-            LOG.warn(
-                    "dead-lettering of message_id={} not recorded in consumer_failures: {}", messageId, e.getMessage());
-        }
+        LOG.error(
+                "consumer {}: message_id={} was applied, but the held successors of {} {} could not be applied"
+                        + " ({}); acked, they stay held in consumer_held_messages until the aggregate's next delivery or an"
+                        + " operator",
+                settings.name(),
+                message.messageId(),
+                message.aggregateType(),
+                message.aggregateId(),
+                reason,
+                e);
+        return false;
     }
 }

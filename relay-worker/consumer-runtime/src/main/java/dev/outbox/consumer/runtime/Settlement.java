@@ -1,0 +1,111 @@
+package dev.outbox.consumer.runtime;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Delivery;
+import dev.outbox.messaging.publish.ConfirmPublisher;
+import dev.outbox.messaging.publish.DeadLetters;
+import java.io.IOException;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How a delivery ends when it is not simply acked: requeued after a pause, or forwarded to the
+ * dead-letter queue (confirmed, with its reason and attempts) and then acked, and the dead letter
+ * noted in {@code consumer_failures}.
+ */
+final class Settlement {
+    private static final Logger LOG = LoggerFactory.getLogger(Settlement.class);
+
+    private final ConsumerSettings settings;
+    private final ConsumerStats stats;
+    private final FailureCounter failures;
+    private final ConsumerChannels channels;
+
+    Settlement(ConsumerSettings settings, ConsumerStats stats, FailureCounter failures, ConsumerChannels channels) {
+        this.settings = settings;
+        this.stats = stats;
+        this.failures = failures;
+        this.channels = channels;
+    }
+
+    /** A delivery whose handling threw past the framework: dead-lettered with the error, or its channel closed so the broker requeues it. */
+    void afterError(Channel ch, Delivery delivery, Throwable cause) {
+        if (!ch.isOpen()) {
+            LOG.warn(
+                    "consumer {}: channel closed; the broker requeues delivery {}",
+                    settings.name(),
+                    delivery.getEnvelope().getDeliveryTag());
+            return;
+        }
+        try {
+            deadLetter(
+                    ch,
+                    delivery,
+                    delivery.getProperties().getMessageId(),
+                    "consumer error: " + ConsumerRunner.describe(cause),
+                    1);
+        } catch (Throwable again) { // NOPMD: still the boundary
+            stats.deliveryErrors.increment();
+            LOG.error(
+                    "consumer {}: cannot settle delivery {}; closing its channel so the broker requeues it",
+                    settings.name(),
+                    delivery.getEnvelope().getDeliveryTag(),
+                    again);
+            ConsumerChannels.closeQuietly(ch);
+        }
+    }
+
+    /** Gives the delivery back to the broker after a pause (a requeued message comes straight back). */
+    void requeue(Channel ch, long tag, Duration after) throws IOException {
+        channels.awaitClosing(after);
+        ch.basicNack(tag, false, true);
+        stats.requeued.increment();
+    }
+
+    /** Forwards the delivery, confirmed, to the dead-letter queue with the reason, then acks it; requeues it when the forward is not confirmed. */
+    void deadLetter(Channel ch, Delivery delivery, String messageId, String reason, int attempts) throws IOException {
+        ConfirmPublisher.SoloOutcome outcome = DeadLetters.forward(
+                channels.connection(),
+                settings.deadLetterQueue(),
+                delivery,
+                settings.name(),
+                reason,
+                attempts,
+                settings.confirmTimeout());
+        if (!outcome.confirmed()) {
+            LOG.error(
+                    "consumer {} could not dead-letter message_id={} ({} {}); requeued",
+                    settings.name(),
+                    messageId,
+                    outcome.failure(),
+                    outcome.detail());
+            requeue(ch, delivery.getEnvelope().getDeliveryTag(), settings.retryDelay());
+            return;
+        }
+        recordDeadLettered(messageId, reason);
+        ch.basicAck(delivery.getEnvelope().getDeliveryTag(), false);
+        stats.deadLettered.increment();
+        LOG.error(
+                "consumer {} dead-lettered message_id={} to {} after {} attempt(s): {}",
+                settings.name(),
+                messageId,
+                settings.deadLetterQueue(),
+                attempts,
+                reason);
+    }
+
+    /** The consumer's note of a dead letter in {@code consumer_failures}; the dead letter itself is already safe. */
+    void recordDeadLettered(String messageId, String reason) {
+        if (messageId == null || messageId.isBlank() || messageId.indexOf('\u0000') >= 0) {
+            return;
+        }
+        try {
+            failures.deadLettered(settings.name(), messageId, reason);
+        } catch (RuntimeException e) {
+            // the dead letter itself is safe in its queue; this row is only the consumer's note of it
+            LOG.warn(
+                    "dead-lettering of message_id={} not recorded in consumer_failures: {}", messageId, e.getMessage());
+        }
+    }
+}
