@@ -3,6 +3,10 @@ package dev.outbox.consumer.runtime;
 import com.rabbitmq.client.LongString;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
@@ -13,8 +17,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * An AMQP headers table as plain JSON values ({@link dev.outbox.consumer.InboundMessage#headers}),
- * read the same whether a message is handled at once or held in the database first.
+ * An AMQP headers table read for the wire contract: each field the contract names, refused with
+ * its rule when it is of the wrong type or not valid UTF-8, and the whole table as plain JSON
+ * values ({@link dev.outbox.consumer.InboundMessage#headers}), read the same whether a message is
+ * handled at once or held in the database first.
  */
 final class AmqpHeaders {
     /** Deeper header tables than this are refused: nothing in the contract nests at all. */
@@ -97,5 +103,101 @@ final class AmqpHeaders {
     /** jsonb refuses {@code \u0000}; a header is informational, so the NUL is replaced, not refused. */
     private static String jsonText(String s) {
         return s.indexOf('\u0000') < 0 ? s : s.replace('\u0000', '\uFFFD');
+    }
+
+    /** The bytes as UTF-8, refusing malformed or unmappable input instead of replacing it. */
+    static String strictUtf8(byte[] bytes) throws CharacterCodingException {
+        return StandardCharsets.UTF_8
+                .newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT)
+                .decode(ByteBuffer.wrap(bytes))
+                .toString();
+    }
+
+    // the contract's header fields, each refused with its rule when it is not what the contract says
+
+    static String requiredText(Map<String, Object> headers, String name, WireContract.Rule rule)
+            throws WireContract.Violation {
+        if (!headers.containsKey(name)) {
+            throw new WireContract.Violation(rule, "no header " + name);
+        }
+        String value = text(headers, name, rule);
+        if (value == null) {
+            throw new WireContract.Violation(rule, "header " + name + " is null");
+        }
+        return value;
+    }
+
+    static String optionalText(Map<String, Object> headers, String name) throws WireContract.Violation {
+        if (!headers.containsKey(name)) {
+            return null;
+        }
+        String value = text(headers, name, WireContract.Rule.OPTIONAL_HEADER);
+        if (value == null) {
+            throw new WireContract.Violation(
+                    WireContract.Rule.OPTIONAL_HEADER, "header " + name + " is null (leave it out instead)");
+        }
+        if (value.indexOf('\u0000') >= 0) {
+            throw new WireContract.Violation(
+                    WireContract.Rule.OPTIONAL_HEADER, "header " + name + " holds a NUL character");
+        }
+        return value;
+    }
+
+    /** An AMQP string, valid UTF-8; null when the field is void. */
+    static String text(Map<String, Object> headers, String name, WireContract.Rule rule) throws WireContract.Violation {
+        Object v = headers.get(name);
+        if (v == null) {
+            return null;
+        }
+        byte[] bytes;
+        if (v instanceof LongString ls) {
+            bytes = ls.getBytes();
+        } else if (v instanceof String s) {
+            return s;
+        } else {
+            throw new WireContract.Violation(rule, "header " + name + " is of type " + fieldType(v) + ", not a string");
+        }
+        try {
+            return strictUtf8(bytes);
+        } catch (CharacterCodingException e) {
+            throw new WireContract.Violation(rule, "header " + name + " is not valid UTF-8");
+        }
+    }
+
+    /** An AMQP integer field (byte, short, int, long); absent is a violation only when {@code required}. */
+    static long integer(Map<String, Object> headers, String name, WireContract.Rule rule, boolean required)
+            throws WireContract.Violation {
+        if (!headers.containsKey(name)) {
+            if (required) {
+                throw new WireContract.Violation(rule, "no header " + name);
+            }
+            return 1;
+        }
+        Object v = headers.get(name);
+        if (v == null) {
+            throw new WireContract.Violation(rule, "header " + name + " is null");
+        }
+        if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
+            return ((Number) v).longValue();
+        }
+        throw new WireContract.Violation(rule, "header " + name + " is of type " + fieldType(v) + ", not an integer");
+    }
+
+    static String fieldType(Object v) {
+        if (v instanceof byte[]) {
+            return "byte array";
+        }
+        if (v instanceof Map) {
+            return "table";
+        }
+        if (v instanceof List) {
+            return "array";
+        }
+        if (v instanceof LongString) {
+            return "string";
+        }
+        return v.getClass().getSimpleName();
     }
 }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Delivery;
-import com.rabbitmq.client.LongString;
 import dev.outbox.Traceparent;
 import dev.outbox.consumer.InboundMessage;
 import dev.outbox.kernel.contract.MessageContract;
@@ -12,10 +11,7 @@ import dev.outbox.kernel.contract.MessageContracts;
 import dev.outbox.kernel.json.Json;
 import dev.outbox.kernel.topology.BrokerTopology;
 import dev.outbox.kernel.topology.QueueDeclaration;
-import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -211,7 +207,7 @@ public final class WireContract {
         if (type == null || type.isBlank()) {
             throw new Violation(Rule.TYPE, "no type property");
         }
-        String headerType = requiredText(raw, "message_type", Rule.MESSAGE_TYPE);
+        String headerType = AmqpHeaders.requiredText(raw, "message_type", Rule.MESSAGE_TYPE);
         if (!headerType.equals(type)) {
             throw new Violation(
                     Rule.MESSAGE_TYPE,
@@ -229,7 +225,7 @@ public final class WireContract {
                                     : "not a known message type"));
         }
         checkRouting(delivery, versions.get(0));
-        long version = integer(raw, "message_version", Rule.MESSAGE_VERSION, true);
+        long version = AmqpHeaders.integer(raw, "message_version", Rule.MESSAGE_VERSION, true);
         MessageContract contract = versions.stream()
                 .filter(c -> c.version() == version)
                 .findFirst()
@@ -239,27 +235,27 @@ public final class WireContract {
                                 + versions.stream()
                                         .map(MessageContract::version)
                                         .toList() + ")"));
-        String aggregateType = requiredText(raw, "aggregate_type", Rule.AGGREGATE_TYPE);
+        String aggregateType = AmqpHeaders.requiredText(raw, "aggregate_type", Rule.AGGREGATE_TYPE);
         if (!aggregateType.equals(contract.aggregateType())) {
             throw new Violation(
                     Rule.AGGREGATE_TYPE,
                     "aggregate_type '" + quote(aggregateType) + "' is not " + contract.aggregateType() + "'s");
         }
-        String aggregateId = requiredText(raw, "aggregate_id", Rule.AGGREGATE_ID);
+        String aggregateId = AmqpHeaders.requiredText(raw, "aggregate_id", Rule.AGGREGATE_ID);
         if (aggregateId.isBlank() || aggregateId.indexOf('\u0000') >= 0) {
             throw new Violation(Rule.AGGREGATE_ID, "aggregate_id is blank or holds a NUL character");
         }
         Long aggregateVersion = null;
         if (contract.ordered() || raw.containsKey("aggregate_version")) {
-            long v = integer(raw, "aggregate_version", Rule.AGGREGATE_VERSION, contract.ordered());
+            long v = AmqpHeaders.integer(raw, "aggregate_version", Rule.AGGREGATE_VERSION, contract.ordered());
             if (v < 1) {
                 throw new Violation(Rule.AGGREGATE_VERSION, "aggregate_version " + v + " is not positive");
             }
             aggregateVersion = v;
         }
-        optionalText(raw, "tenant_id");
-        optionalText(raw, "causation_id");
-        String traceparent = optionalText(raw, "traceparent");
+        AmqpHeaders.optionalText(raw, "tenant_id");
+        AmqpHeaders.optionalText(raw, "causation_id");
+        String traceparent = AmqpHeaders.optionalText(raw, "traceparent");
         if (traceparent != null && !Traceparent.isValid(traceparent)) {
             throw new Violation(
                     Rule.OPTIONAL_HEADER, "traceparent '" + quote(traceparent) + "' is not W3C trace context");
@@ -336,12 +332,7 @@ public final class WireContract {
     private static JsonNode payload(byte[] body) throws Violation {
         String text;
         try {
-            text = StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(body))
-                    .toString();
+            text = AmqpHeaders.strictUtf8(body);
         } catch (CharacterCodingException e) {
             throw new Violation(Rule.BODY_ENCODING, "body is not valid UTF-8 (" + body.length + " bytes)");
         }
@@ -355,92 +346,6 @@ public final class WireContract {
             throw new Violation(Rule.BODY_JSON, "body is empty");
         }
         return payload;
-    }
-
-    private static String requiredText(Map<String, Object> headers, String name, Rule rule) throws Violation {
-        if (!headers.containsKey(name)) {
-            throw new Violation(rule, "no header " + name);
-        }
-        String value = text(headers, name, rule);
-        if (value == null) {
-            throw new Violation(rule, "header " + name + " is null");
-        }
-        return value;
-    }
-
-    private static String optionalText(Map<String, Object> headers, String name) throws Violation {
-        if (!headers.containsKey(name)) {
-            return null;
-        }
-        String value = text(headers, name, Rule.OPTIONAL_HEADER);
-        if (value == null) {
-            throw new Violation(Rule.OPTIONAL_HEADER, "header " + name + " is null (leave it out instead)");
-        }
-        if (value.indexOf('\u0000') >= 0) {
-            throw new Violation(Rule.OPTIONAL_HEADER, "header " + name + " holds a NUL character");
-        }
-        return value;
-    }
-
-    /** An AMQP string, valid UTF-8; null when the field is void. */
-    private static String text(Map<String, Object> headers, String name, Rule rule) throws Violation {
-        Object v = headers.get(name);
-        if (v == null) {
-            return null;
-        }
-        byte[] bytes;
-        if (v instanceof LongString ls) {
-            bytes = ls.getBytes();
-        } else if (v instanceof String s) {
-            return s;
-        } else {
-            throw new Violation(rule, "header " + name + " is of type " + fieldType(v) + ", not a string");
-        }
-        try {
-            return StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            throw new Violation(rule, "header " + name + " is not valid UTF-8");
-        }
-    }
-
-    /** An AMQP integer field (byte, short, int, long); absent is a violation only when {@code required}. */
-    private static long integer(Map<String, Object> headers, String name, Rule rule, boolean required)
-            throws Violation {
-        if (!headers.containsKey(name)) {
-            if (required) {
-                throw new Violation(rule, "no header " + name);
-            }
-            return 1;
-        }
-        Object v = headers.get(name);
-        if (v == null) {
-            throw new Violation(rule, "header " + name + " is null");
-        }
-        if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
-            return ((Number) v).longValue();
-        }
-        throw new Violation(rule, "header " + name + " is of type " + fieldType(v) + ", not an integer");
-    }
-
-    static String fieldType(Object v) {
-        if (v instanceof byte[]) {
-            return "byte array";
-        }
-        if (v instanceof Map) {
-            return "table";
-        }
-        if (v instanceof List) {
-            return "array";
-        }
-        if (v instanceof LongString) {
-            return "string";
-        }
-        return v.getClass().getSimpleName();
     }
 
     private static String quote(String s) {

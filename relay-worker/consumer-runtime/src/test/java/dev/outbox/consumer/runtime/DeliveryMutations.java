@@ -308,7 +308,7 @@ public final class DeliveryMutations {
         return Combinators.combine(Arbitraries.of("message_type", "aggregate_type", "aggregate_id"), notAString())
                 .as((name, value) -> mutation(
                         "header of another type",
-                        name + " as " + WireContract.fieldType(value),
+                        name + " as " + AmqpHeaders.fieldType(value),
                         REQUIRED.get(name),
                         w -> w.headers(h -> {
                             h.put(name, value);
@@ -320,7 +320,7 @@ public final class DeliveryMutations {
         return Combinators.combine(Arbitraries.of("message_version", "aggregate_version"), notAnInteger())
                 .as((name, value) -> mutation(
                         "header of another type",
-                        name + " as " + WireContract.fieldType(value),
+                        name + " as " + AmqpHeaders.fieldType(value),
                         REQUIRED.get(name),
                         w -> w.headers(h -> {
                             h.put(name, value);
@@ -391,7 +391,7 @@ public final class DeliveryMutations {
                         Arbitraries.of("tenant_id", "causation_id", "traceparent"), notAString())
                 .as((name, value) -> mutation(
                         "optional header",
-                        name + " as " + WireContract.fieldType(value),
+                        name + " as " + AmqpHeaders.fieldType(value),
                         Rule.OPTIONAL_HEADER,
                         w -> w.headers(h -> {
                             h.put(name, value);
