@@ -1,10 +1,8 @@
 package dev.outbox.relay;
 
-import dev.outbox.kernel.outbox.OutboxStatus;
 import dev.outbox.messaging.ExponentialBackoff;
 import dev.outbox.persistence.DataAccessException;
 import dev.outbox.persistence.DatabaseConfig;
-import dev.outbox.persistence.outbox.OutboxMapper;
 import dev.outbox.persistence.relay.LivenessLock;
 import dev.outbox.persistence.relay.RelayLock;
 import dev.outbox.persistence.relay.RelayRegistry;
@@ -14,9 +12,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Instant;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -50,9 +45,6 @@ import org.slf4j.LoggerFactory;
  */
 final class RelayLiveness implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RelayLiveness.class);
-    private static final int RELEASE_BATCH = 1_000;
-    /** Forgetting long-dead relays is housekeeping: once every this many sweeps is plenty. */
-    private static final int FORGET_EVERY = 300;
     /** A peer's sweep holds a dead relay's key for one short transaction: this is plenty to outwait it. */
     private static final long SWEEP_RETRY_MILLIS = 100;
 
@@ -63,7 +55,6 @@ final class RelayLiveness implements AutoCloseable {
     private final ClaimGate gate;
     private final Runnable wakeUp;
     private final ExponentialBackoff backoff;
-    private final int maxAttempts;
     private final Thread holder;
     private final ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "relay-liveness-sweep");
@@ -76,7 +67,7 @@ final class RelayLiveness implements AutoCloseable {
     private final Counter refused;
     private final Counter errors;
     private final AtomicLong acquisitions = new AtomicLong();
-    private final AtomicLong sweeps = new AtomicLong();
+    private final DeadRelaySweep deadRelays;
     private volatile boolean running = true;
     private volatile boolean held;
     private volatile String state = "DOWN: taking the liveness lock; not claiming yet";
@@ -117,7 +108,6 @@ final class RelayLiveness implements AutoCloseable {
             ExponentialBackoff backoff,
             int maxAttempts,
             MeterRegistry meters) {
-        this.maxAttempts = maxAttempts;
         this.config = config;
         this.connector = connector;
         this.relayId = relayId;
@@ -144,6 +134,15 @@ final class RelayLiveness implements AutoCloseable {
         errors = Counter.builder("outbox.relay.liveness.errors")
                 .description("failed liveness checks and dead-relay sweeps (each is retried)")
                 .register(meters);
+        this.deadRelays = new DeadRelaySweep(
+                config,
+                relayId,
+                registry,
+                maxAttempts,
+                wakeUp,
+                recovered,
+                errors,
+                () -> held && System.nanoTime() - heldSince >= config.grace().toNanos());
         Gauge.builder("outbox.relay.liveness.held", this, l -> l.held ? 1 : 0)
                 .strongReference(true)
                 .description("1 while this relay holds its liveness lock and may claim")
@@ -159,7 +158,7 @@ final class RelayLiveness implements AutoCloseable {
         gate.fenceOnLivenessLock();
         holder.start();
         long every = config.checkInterval().toMillis();
-        sweeper.scheduleWithFixedDelay(this::sweep, every, every, TimeUnit.MILLISECONDS);
+        sweeper.scheduleWithFixedDelay(deadRelays::sweep, every, every, TimeUnit.MILLISECONDS);
     }
 
     boolean holdsLock() {
@@ -190,7 +189,7 @@ final class RelayLiveness implements AutoCloseable {
 
     /** Completed sweeps, whether or not they found a dead relay. */
     long sweeps() {
-        return sweeps.get();
+        return deadRelays.sweeps();
     }
 
     /** The database backend of the lock's session, -1 while there is none. */
@@ -230,7 +229,7 @@ final class RelayLiveness implements AutoCloseable {
                 }
                 lock.recordIncarnation(host(), ProcessHandle.current().pid(), processStart());
                 if (!tookBack) {
-                    takeBackOwnRows();
+                    deadRelays.takeBackOwnRows();
                     tookBack = true;
                 }
                 backendPid = lock.backendPid();
@@ -342,97 +341,6 @@ final class RelayLiveness implements AutoCloseable {
             Thread.sleep(config.checkInterval().toMillis());
         }
         return running;
-    }
-
-    /** Runs before the gate first opens: nothing of this process is leased yet. */
-    private void takeBackOwnRows() {
-        int total = 0;
-        List<OutboxMapper.StaleLease> batch;
-        do {
-            batch = registry.takeBackOwn(relayId, RELEASE_BATCH, maxAttempts);
-            total += batch.size();
-            batch.forEach(RelayLiveness::logReleased);
-        } while (batch.size() == RELEASE_BATCH);
-        if (total > 0) {
-            recovered.increment(total);
-            LOG.warn(
-                    "relay {} took back {} row(s) its previous incarnation had leased and not recorded (STALE_LOCK, or RELAY_DIED if given back before);"
-                            + " they are due now and may be published a second time (consumers deduplicate on messageId)",
-                    relayId,
-                    total);
-            wakeUp.run();
-        }
-    }
-
-    private void sweep() {
-        try {
-            if (!held) {
-                // a relay without its own lock is the suspect one; it leaves the judging to others
-                return;
-            }
-            if (System.nanoTime() - heldSince < config.grace().toNanos()) {
-                // just took its lock (start, or back after a failover that cut every session): peers
-                // get the same grace to take theirs again before anything of theirs is judged
-                return;
-            }
-            Map<String, Integer> byRelay = new TreeMap<>();
-            List<OutboxMapper.StaleLease> batch;
-            do {
-                batch = registry.releaseDeadRelays(relayId, config.grace(), RELEASE_BATCH, maxAttempts);
-                for (OutboxMapper.StaleLease s : batch) {
-                    byRelay.merge(s.lockedBy(), 1, Integer::sum);
-                    logReleased(s);
-                }
-            } while (batch.size() == RELEASE_BATCH);
-            if (!byRelay.isEmpty()) {
-                int total =
-                        byRelay.values().stream().mapToInt(Integer::intValue).sum();
-                recovered.increment(total);
-                LOG.warn(
-                        "relay(s) died holding leases (their liveness lock is free and they were silent for over {}"
-                                + " ms): gave back {} row(s), due now (STALE_LOCK; RELAY_DIED, published alone, for rows given back before): {}",
-                        config.grace().toMillis(),
-                        total,
-                        byRelay);
-                wakeUp.run();
-            }
-            if (sweeps.incrementAndGet() % FORGET_EVERY == 0) {
-                List<String> forgotten = registry.forgetDead(config.forgetAfter());
-                if (!forgotten.isEmpty()) {
-                    LOG.info(
-                            "forgot {} relay(s) dead for over {}: {}",
-                            forgotten.size(),
-                            config.forgetAfter(),
-                            forgotten);
-                }
-            }
-        } catch (DataAccessException e) {
-            errors.increment();
-            LOG.warn("dead-relay sweep skipped: {}", e.getMessage());
-        } catch (Throwable e) { // NOPMD: a scheduled task that throws is never run again; an Error included
-            errors.increment();
-            LOG.error(
-                    "dead-relay sweep failed; it runs again in {} ms",
-                    config.checkInterval().toMillis(),
-                    e);
-        }
-    }
-
-    private static void logReleased(OutboxMapper.StaleLease s) {
-        org.slf4j.MDC.put("message_id", s.id().toString());
-        try {
-            if (s.status() == OutboxStatus.PARKED) {
-                LOG.error(
-                        "parked message_id={}: the relay holding it died again ({}), and its attempts are spent;"
-                                + " it may be what kills relays (RELAY_DIED)",
-                        s.id(),
-                        s.lockedBy());
-            } else {
-                LOG.debug("gave back message_id={} of dead relay {}: now {}", s.id(), s.lockedBy(), s.status());
-            }
-        } finally {
-            org.slf4j.MDC.remove("message_id");
-        }
     }
 
     private void release(LivenessLock lock) {
