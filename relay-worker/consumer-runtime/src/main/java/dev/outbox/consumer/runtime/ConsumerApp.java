@@ -76,11 +76,6 @@ public final class ConsumerApp implements AutoCloseable {
         return start(settings, registration, START_RETENTION);
     }
 
-    /** Starts a consumer found on the classpath ({@link Consumers#named}). */
-    public static ConsumerApp start(Settings settings, String consumerName) {
-        return start(settings, Consumers.named(consumerName));
-    }
-
     public ConsumerRegistration registration() {
         return registration;
     }

@@ -3,6 +3,8 @@ package dev.outbox.consumer.runtime;
 import dev.outbox.config.ConfigurationException;
 import dev.outbox.config.ProcessMain;
 import dev.outbox.config.Settings;
+import dev.outbox.consumer.ConsumerRegistration;
+import java.util.List;
 
 /**
  * A consumer process: {@code ConsumerMain <name>} runs the consumer of that name found on the
@@ -15,22 +17,23 @@ public final class ConsumerMain {
     public static void main(String[] args) {
         ProcessMain.run(
                 "consumer",
-                () -> ConsumerApp.start(Settings.fromEnvironment(), Consumers.named(nameFrom(args))),
+                () -> ConsumerApp.start(Settings.fromEnvironment(), chosen(args)),
                 app -> app.registration().name() + " consumer");
     }
 
-    private static String nameFrom(String[] args) {
+    /** The consumer the arguments name, or the only one on the classpath; one scan of it either way. */
+    private static ConsumerRegistration chosen(String[] args) {
         if (args.length > 1) {
             throw new ConfigurationException("usage: ConsumerMain [consumer name]");
         }
         if (args.length == 1) {
-            return args[0];
+            return Consumers.named(args[0]);
         }
-        var all = Consumers.all();
+        List<ConsumerRegistration> all = Consumers.all();
         if (all.size() != 1) {
             throw new ConfigurationException(
                     "ConsumerMain needs a consumer name: the classpath has " + all.size() + " consumers");
         }
-        return all.get(0).name();
+        return all.get(0);
     }
 }
