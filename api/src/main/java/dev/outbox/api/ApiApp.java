@@ -8,7 +8,6 @@ import dev.outbox.api.health.HealthResource;
 import dev.outbox.api.health.MetricsResource;
 import dev.outbox.api.ops.OpsConfig;
 import dev.outbox.api.orders.persistence.OrderMapper;
-import dev.outbox.config.ConfigurationException;
 import dev.outbox.config.Settings;
 import dev.outbox.kernel.metrics.Metrics;
 import dev.outbox.persistence.Database;
@@ -57,11 +56,10 @@ public final class ApiApp implements AutoCloseable {
             SLF4JBridgeHandler.install();
         }
         ApiConfig config = ApiConfig.from(settings);
-        String dbUrl = settings.optional("OUTBOX_DB_URL")
-                .orElseThrow(() -> new ConfigurationException(
-                        "OUTBOX_DB_URL is not set (the launcher starts an embedded database when it is unset)"));
         Database database = Database.start(
-                DatabaseConfig.from(settings, dbUrl, "outbox-api"), settings.bool("OUTBOX_DB_MIGRATE", true));
+                DatabaseConfig.required(
+                        settings, "outbox-api", " (the launcher starts an embedded database when it is unset)"),
+                DatabaseConfig.migrate(settings));
         try {
             OpsConfig ops = OpsConfig.from(settings);
             Injector injector = Guice.createInjector(Modules.override(

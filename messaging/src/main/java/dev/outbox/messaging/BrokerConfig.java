@@ -3,6 +3,7 @@ package dev.outbox.messaging;
 import com.rabbitmq.client.Address;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.outbox.config.ConfigurationException;
+import dev.outbox.config.Setting;
 import dev.outbox.config.Settings;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -10,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -90,25 +92,67 @@ public record BrokerConfig(
         return List.copyOf(addresses);
     }
 
+    public static final Setting<Optional<String>> URI_SETTING = Setting.optional(
+            "OUTBOX_AMQP_URI",
+            "AMQP URI",
+            "embedded broker (launcher only)",
+            "`amqp://user:pass@host:5672/vhost`; the nodes of a cluster comma-separated,"
+                    + " `amqp://user:pass@h1:5672,h2:5672,h3:5672/vhost` (same credentials and vhost), tried in a new"
+                    + " random order on every connect");
+    public static final Setting<String> QUEUE_TYPE = Setting.oneOf(
+            "OUTBOX_AMQP_QUEUE_TYPE",
+            "classic",
+            List.of("classic", "quorum"),
+            "the type of the consumer queues and their dead-letter queues (a queue file's own `x-queue-type` wins)");
+    public static final Setting<Duration> HEARTBEAT = Setting.duration(
+            "OUTBOX_AMQP_HEARTBEAT",
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(1),
+            Duration.ofMinutes(10),
+            "AMQP heartbeat: a dead TCP peer is noticed in about twice this");
+    public static final Setting<Duration> CONNECT_TIMEOUT = Setting.duration(
+            "OUTBOX_AMQP_CONNECT_TIMEOUT",
+            Duration.ofSeconds(5),
+            Duration.ofMillis(100),
+            Duration.ofMinutes(1),
+            "TCP connect + handshake");
+    public static final Setting<Duration> RPC_TIMEOUT = Setting.duration(
+            "OUTBOX_AMQP_RPC_TIMEOUT",
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(1),
+            Duration.ofMinutes(10),
+            "channel RPC timeout");
+    // RabbitMQ refuses max_message_size above 512 MiB
+    public static final Setting<Integer> MAX_MESSAGE_SIZE = Setting.integer(
+            "OUTBOX_AMQP_MAX_MESSAGE_SIZE",
+            DEFAULT_MAX_MESSAGE_BYTES,
+            1_024,
+            512 * 1024 * 1024,
+            "the largest body the relay sends, in bytes (16 MiB by default): the broker's `max_message_size`"
+                    + " (RabbitMQ 4's default; 3.10's is 128 MiB). A larger row is parked as `UNENCODABLE` without"
+                    + " being sent");
+
+    /** {@code OUTBOX_AMQP_URI}, empty when unset: zero-infra mode to the launchers. */
+    public static Optional<String> uri(Settings settings) {
+        return settings.get(URI_SETTING);
+    }
+
+    /** The broker for a process that needs one: an unset URI stops it, with {@code whenUnset} in the message. */
+    public static BrokerConfig required(Settings settings, String connectionName, String whenUnset) {
+        String uri = settings.get(URI_SETTING)
+                .orElseThrow(() -> new ConfigurationException("OUTBOX_AMQP_URI is not set" + whenUnset));
+        return from(settings, uri, connectionName);
+    }
+
     public static BrokerConfig from(Settings settings, String uri, String connectionName) {
         return new BrokerConfig(
                 uri,
-                settings.duration(
-                        "OUTBOX_AMQP_HEARTBEAT", Duration.ofSeconds(10), Duration.ofSeconds(1), Duration.ofMinutes(10)),
-                settings.duration(
-                        "OUTBOX_AMQP_CONNECT_TIMEOUT",
-                        Duration.ofSeconds(5),
-                        Duration.ofMillis(100),
-                        Duration.ofMinutes(1)),
-                settings.duration(
-                        "OUTBOX_AMQP_RPC_TIMEOUT",
-                        Duration.ofSeconds(10),
-                        Duration.ofSeconds(1),
-                        Duration.ofMinutes(10)),
+                settings.get(HEARTBEAT),
+                settings.get(CONNECT_TIMEOUT),
+                settings.get(RPC_TIMEOUT),
                 connectionName,
-                QueueType.parse(settings.string("OUTBOX_AMQP_QUEUE_TYPE", "classic")),
-                // RabbitMQ refuses max_message_size above 512 MiB
-                settings.integer("OUTBOX_AMQP_MAX_MESSAGE_SIZE", DEFAULT_MAX_MESSAGE_BYTES, 1_024, 512 * 1024 * 1024));
+                QueueType.parse(settings.get(QUEUE_TYPE)),
+                settings.get(MAX_MESSAGE_SIZE));
     }
 
     public static BrokerConfig of(String uri, String connectionName) {

@@ -1,9 +1,11 @@
 package dev.outbox.persistence;
 
 import dev.outbox.config.ConfigurationException;
+import dev.outbox.config.Setting;
 import dev.outbox.config.Settings;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * How to reach PostgreSQL and how large a pool to keep.
@@ -49,35 +51,90 @@ public record DatabaseConfig(
     /** What the socket timeout adds to the statement timeout unless it is set. */
     static final Duration SOCKET_MARGIN = Duration.ofSeconds(5);
 
+    public static final Setting<Optional<String>> URL = Setting.optional(
+            "OUTBOX_DB_URL",
+            "JDBC URL",
+            "embedded PostgreSQL (launcher only)",
+            "JDBC URL of PostgreSQL; several hosts for a primary and standbys:"
+                    + " `jdbc:postgresql://h1:5432,h2:5432/db?targetServerType=primary&hostRecheckSeconds=2`"
+                    + " ([Running on a cluster](#running-on-a-cluster))");
+    public static final Setting<Optional<String>> USER =
+            Setting.optional("OUTBOX_DB_USER", "text", "the driver's default", "the database user");
+    public static final Setting<Optional<String>> PASSWORD =
+            Setting.optional("OUTBOX_DB_PASSWORD", "text (secret)", "the driver's default", "the user's password");
+    public static final Setting<Integer> POOL_SIZE =
+            Setting.integer("OUTBOX_DB_POOL_SIZE", 10, 1, 200, "HikariCP pool size per process");
+    public static final Setting<Duration> CONNECT_TIMEOUT = Setting.duration(
+            "OUTBOX_DB_CONNECT_TIMEOUT",
+            Duration.ofSeconds(5),
+            Duration.ofMillis(250),
+            Duration.ofMinutes(1),
+            "wait for a pooled connection; TCP connect; the bound on a statement's cancel");
+    public static final Setting<Duration> STATEMENT_TIMEOUT = Setting.duration(
+            "OUTBOX_DB_STATEMENT_TIMEOUT",
+            DEFAULT_STATEMENT_TIMEOUT,
+            Duration.ofSeconds(1),
+            Duration.ofHours(1),
+            "how long one statement may run (the server is asked to cancel it)");
+    public static final Setting<Duration> SOCKET_TIMEOUT = Setting.duration(
+                    "OUTBOX_DB_SOCKET_TIMEOUT",
+                    null,
+                    Duration.ofSeconds(2),
+                    Duration.ofHours(2),
+                    "how long the driver waits for a server that says nothing at all before it gives the connection"
+                            + " up: a partitioned or dead database host frees every waiting thread within this (or"
+                            + " the statement timeout plus the connect timeout, if later), instead of the kernel's"
+                            + " fifteen minutes. Must be longer than the statement timeout. Migrations run without it")
+            .defaultShownAs("statement timeout + `5s`");
+    public static final Setting<Boolean> MIGRATE =
+            Setting.flag("OUTBOX_DB_MIGRATE", true, "run the Flyway migrations at start-up");
+    public static final Setting<Duration> STARTUP_WAIT = Setting.duration(
+            "OUTBOX_STARTUP_WAIT",
+            Duration.ofSeconds(30),
+            Duration.ZERO,
+            Duration.ofHours(1),
+            "how long a process waits for the database at start-up");
+
     /**
-     * Reads {@code OUTBOX_DB_*}. The URL itself comes from the caller, because an unset
-     * {@code OUTBOX_DB_URL} means zero-infra mode to the launchers.
+     * Reads {@code OUTBOX_DB_*} for a process that needs the database: an unset
+     * {@code OUTBOX_DB_URL} stops it, with {@code whenUnset} in the message (to the launchers it
+     * means zero-infra mode, which they decide before this).
      */
-    public static DatabaseConfig from(Settings settings, String url, String applicationName) {
-        return new DatabaseConfig(
-                url,
-                settings.optional("OUTBOX_DB_USER").orElse(null),
-                settings.optional("OUTBOX_DB_PASSWORD").orElse(null),
-                settings.integer("OUTBOX_DB_POOL_SIZE", 10, 1, 200),
-                settings.duration(
-                        "OUTBOX_DB_CONNECT_TIMEOUT",
-                        Duration.ofSeconds(5),
-                        Duration.ofMillis(250),
-                        Duration.ofMinutes(1)),
-                statementTimeout(settings),
-                settings.duration(
-                        "OUTBOX_DB_SOCKET_TIMEOUT",
-                        statementTimeout(settings).plus(SOCKET_MARGIN),
-                        Duration.ofSeconds(2),
-                        Duration.ofHours(2)),
-                settings.duration("OUTBOX_STARTUP_WAIT", Duration.ofSeconds(30), Duration.ZERO, Duration.ofHours(1)),
-                applicationName,
-                false);
+    public static DatabaseConfig required(Settings settings, String applicationName, String whenUnset) {
+        String url =
+                settings.get(URL).orElseThrow(() -> new ConfigurationException("OUTBOX_DB_URL is not set" + whenUnset));
+        return from(settings, url, applicationName);
     }
 
-    private static Duration statementTimeout(Settings settings) {
-        return settings.duration(
-                "OUTBOX_DB_STATEMENT_TIMEOUT", DEFAULT_STATEMENT_TIMEOUT, Duration.ofSeconds(1), Duration.ofHours(1));
+    /** {@code OUTBOX_DB_URL}, empty when unset: zero-infra mode to the launchers. */
+    public static Optional<String> url(Settings settings) {
+        return settings.get(URL);
+    }
+
+    /** How long a process waits for its database, or its broker, at start. */
+    public static Duration startupWait(Settings settings) {
+        return settings.get(STARTUP_WAIT);
+    }
+
+    /** Whether this process runs the migrations at start ({@code OUTBOX_DB_MIGRATE}). */
+    public static boolean migrate(Settings settings) {
+        return settings.get(MIGRATE);
+    }
+
+    /** Reads {@code OUTBOX_DB_*} but the URL, which the caller gives. */
+    public static DatabaseConfig from(Settings settings, String url, String applicationName) {
+        Duration statementTimeout = settings.get(STATEMENT_TIMEOUT);
+        return new DatabaseConfig(
+                url,
+                settings.get(USER).orElse(null),
+                settings.get(PASSWORD).orElse(null),
+                settings.get(POOL_SIZE),
+                settings.get(CONNECT_TIMEOUT),
+                statementTimeout,
+                settings.get(SOCKET_TIMEOUT, statementTimeout.plus(SOCKET_MARGIN)),
+                settings.get(STARTUP_WAIT),
+                applicationName,
+                false);
     }
 
     /** A config for tests and tools: defaults everywhere but the connection. */

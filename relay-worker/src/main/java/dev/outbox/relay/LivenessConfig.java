@@ -1,5 +1,6 @@
 package dev.outbox.relay;
 
+import dev.outbox.config.Setting;
 import dev.outbox.config.Settings;
 import dev.outbox.messaging.ExponentialBackoff;
 import java.time.Duration;
@@ -24,31 +25,51 @@ record LivenessConfig(
         boolean enabled, Duration checkInterval, Duration silentHostTimeout, Duration forgetAfter, Duration grace) {
     private static final Duration RECONNECT_INITIAL = Duration.ofMillis(200);
 
+    static final Setting<Boolean> ENABLED = Setting.flag(
+            "OUTBOX_RELAY_LIVENESS",
+            true,
+            "hold a PostgreSQL advisory lock for the relay's life so dead relays' rows come back in seconds;"
+                    + " `false` leaves recovery to the lease (where a session cannot be kept, e.g. behind a"
+                    + " transaction-mode pooler)");
+    static final Setting<Duration> CHECK_INTERVAL = Setting.duration(
+            "OUTBOX_RELAY_LIVENESS_CHECK_INTERVAL",
+            Duration.ofSeconds(2),
+            Duration.ofMillis(50),
+            Duration.ofMinutes(1),
+            "how often a relay checks its own lock's session and looks for dead relays");
+    static final Setting<Duration> TIMEOUT = Setting.duration(
+            "OUTBOX_RELAY_LIVENESS_TIMEOUT",
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(2),
+            Duration.ofMinutes(10),
+            "how long PostgreSQL waits for a relay host that stopped answering before ending its session"
+                    + " (server-side TCP keepalives)");
+    static final Setting<Duration> FORGET_AFTER = Setting.duration(
+            "OUTBOX_RELAY_LIVENESS_FORGET_AFTER",
+            Duration.ofDays(1),
+            Duration.ofMinutes(1),
+            Duration.ofDays(365),
+            "a dead relay that holds no rows is removed from the registry after this");
+    static final Setting<Duration> GRACE = Setting.duration(
+                    "OUTBOX_RELAY_LIVENESS_GRACE",
+                    null,
+                    Duration.ZERO,
+                    Duration.ofHours(1),
+                    "a relay whose lock is free is dead only once its last heartbeat is older than this, and a relay"
+                            + " sweeps only after holding its own lock this long: covers a live relay taking its"
+                            + " lock again after its session was cut (a database failover cuts them all). Set the"
+                            + " same on every relay; `0s` judges by the lock alone")
+            .defaultShownAs("2 × `OUTBOX_RELAY_LIVENESS_CHECK_INTERVAL` + `OUTBOX_DB_CONNECT_TIMEOUT` (`9s`)");
+
     /** With the default grace for a database connect timeout of {@code connectTimeout}. */
     static LivenessConfig from(Settings s, Duration connectTimeout) {
-        Duration checkInterval = s.duration(
-                "OUTBOX_RELAY_LIVENESS_CHECK_INTERVAL",
-                Duration.ofSeconds(2),
-                Duration.ofMillis(50),
-                Duration.ofMinutes(1));
+        Duration checkInterval = s.get(CHECK_INTERVAL);
         return new LivenessConfig(
-                s.bool("OUTBOX_RELAY_LIVENESS", true),
+                s.get(ENABLED),
                 checkInterval,
-                s.duration(
-                        "OUTBOX_RELAY_LIVENESS_TIMEOUT",
-                        Duration.ofSeconds(10),
-                        Duration.ofSeconds(2),
-                        Duration.ofMinutes(10)),
-                s.duration(
-                        "OUTBOX_RELAY_LIVENESS_FORGET_AFTER",
-                        Duration.ofDays(1),
-                        Duration.ofMinutes(1),
-                        Duration.ofDays(365)),
-                s.duration(
-                        "OUTBOX_RELAY_LIVENESS_GRACE",
-                        defaultGrace(checkInterval, connectTimeout),
-                        Duration.ZERO,
-                        Duration.ofHours(1)));
+                s.get(TIMEOUT),
+                s.get(FORGET_AFTER),
+                s.get(GRACE, defaultGrace(checkInterval, connectTimeout)));
     }
 
     /**

@@ -5,6 +5,7 @@ import com.google.inject.Injector;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import dev.outbox.config.ConfigurationException;
+import dev.outbox.config.EndpointConfig;
 import dev.outbox.config.HealthReport;
 import dev.outbox.config.Lifecycle;
 import dev.outbox.config.ProcessEndpoint;
@@ -74,28 +75,25 @@ public final class RelayApp implements AutoCloseable {
 
     public static RelayApp start(Settings settings) {
         RelayConfig config = RelayConfig.from(settings);
-        String dbUrl = settings.optional("OUTBOX_DB_URL")
-                .orElseThrow(() -> new ConfigurationException(
-                        "OUTBOX_DB_URL is not set (the relay needs the outbox's database; the launcher starts an embedded"
-                                + " one when it is unset)"));
-        String amqpUri = settings.optional("OUTBOX_AMQP_URI")
-                .orElseThrow(() -> new ConfigurationException(
-                        "OUTBOX_AMQP_URI is not set (the launcher starts an embedded broker when it is unset)"));
-        boolean declareTopology = settings.bool("OUTBOX_RELAY_DECLARE_TOPOLOGY", true);
-        // in CDC mode the polling claim is only the retry path: a notification per insert would wake
-        // it for rows the stream publishes anyway
-        boolean listen = settings.bool("OUTBOX_RELAY_LISTEN", !config.cdcMode());
+        boolean declareTopology = RelayConfig.declareTopology(settings);
+        boolean listen = RelayConfig.listen(settings, config.cdcMode());
         RetentionPolicy retentionPolicy = RetentionPolicy.from(settings);
-        int httpPort = settings.integer("OUTBOX_RELAY_HTTP_PORT", 8081, -1, 65_535);
-        String httpHost = settings.string("OUTBOX_RELAY_HTTP_HOST", "0.0.0.0");
-        DatabaseConfig databaseConfig =
-                DatabaseConfig.from(settings, dbUrl, "outbox-relay").withCustomPlans();
-        Database database = Database.start(databaseConfig, settings.bool("OUTBOX_DB_MIGRATE", true));
+        EndpointConfig http = RelayConfig.endpoint(settings);
+        DatabaseConfig databaseConfig = DatabaseConfig.required(
+                        settings,
+                        "outbox-relay",
+                        " (the relay needs the outbox's database; the launcher starts an embedded one when it is"
+                                + " unset)")
+                .withCustomPlans();
+        BrokerConfig brokerConfig = BrokerConfig.required(
+                settings,
+                "outbox-relay " + config.relayId(),
+                " (the launcher starts an embedded broker when it is unset)");
+        Database database = Database.start(databaseConfig, DatabaseConfig.migrate(settings));
         Lifecycle started = new Lifecycle("relay start-up");
         try {
             Injector injector = Guice.createInjector(database.module());
             PrometheusMeterRegistry registry = Metrics.registry("outbox-relay");
-            BrokerConfig brokerConfig = BrokerConfig.from(settings, amqpUri, "outbox-relay " + config.relayId());
             BrokerSession session = new BrokerSession(
                     brokerConfig,
                     new ExponentialBackoff(config.reconnectInitial(), config.reconnectMax()),
@@ -173,10 +171,10 @@ public final class RelayApp implements AutoCloseable {
                 started.add("LISTEN connection", listener);
             }
             ProcessEndpoint endpoint = null;
-            if (httpPort >= 0) {
+            if (http.enabled()) {
                 RelayLiveness lv = liveness;
                 CdcRelay cdcRelay = cdc;
-                endpoint = ProcessEndpoint.start(httpHost, httpPort, registry, relay::isRunning, () -> {
+                endpoint = ProcessEndpoint.start(http.host(), http.port(), registry, relay::isRunning, () -> {
                     Map<String, String> checks = new java.util.LinkedHashMap<>();
                     checks.put("database", database.ping());
                     checks.put("broker", session.isAvailable() ? "UP" : "DOWN: " + session.lastError());
@@ -194,7 +192,7 @@ public final class RelayApp implements AutoCloseable {
                     }
                     return HealthReport.of(checks);
                 });
-                LOG.info("relay metrics and health on http://{}:{}/metrics", httpHost, endpoint.port());
+                LOG.info("relay metrics and health on http://{}:{}/metrics", http.host(), endpoint.port());
             }
             RetentionSchedule retention = null;
             if (retentionPolicy.enabled()) {
@@ -211,7 +209,7 @@ public final class RelayApp implements AutoCloseable {
         } catch (IOException e) {
             started.close();
             database.close();
-            throw new java.io.UncheckedIOException("cannot open the relay's HTTP port " + httpPort, e);
+            throw new java.io.UncheckedIOException("cannot open the relay's HTTP port " + http.port(), e);
         } catch (RuntimeException e) {
             started.close();
             database.close();

@@ -33,6 +33,7 @@ public final class ProcessMain {
      * that says it runs (scripts wait for it, e.g. "relay relay-1 running").
      */
     public static <T extends AutoCloseable> void run(String name, Supplier<T> start, Function<T, String> label) {
+        LoggingConfig.checkOrExit(name, Settings.fromEnvironment());
         ProcessSignals signals = ProcessSignals.install();
         T app;
         try {

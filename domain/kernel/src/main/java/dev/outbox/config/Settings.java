@@ -10,7 +10,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Typed access to {@code OUTBOX_*} environment variables. Every read names its default; a
+ * Typed access to {@code OUTBOX_*} environment variables, read through their declarations
+ * ({@link Setting}). Every read names its default; a
  * malformed value stops start-up with a message that names the variable, rather than falling
  * back silently. {@link #describe()} lists what was read, with secrets masked, for the start-up
  * log.
@@ -30,6 +31,16 @@ public final class Settings {
         return new Settings(System.getenv());
     }
 
+    /** The setting's value, or its declared default; a malformed value stops start-up, naming it. */
+    public <T> T get(Setting<T> setting) {
+        return setting.read(this, setting.defaultValue());
+    }
+
+    /** For a setting whose default is computed from others ({@link Setting#defaultShownAs}). */
+    public <T> T get(Setting<T> setting, T computedDefault) {
+        return setting.read(this, computedDefault);
+    }
+
     /** A copy with some variables replaced: used by launchers that compose several components. */
     public Settings with(Map<String, String> overrides) {
         Map<String, String> merged = new java.util.HashMap<>(env);
@@ -37,23 +48,32 @@ public final class Settings {
         return new Settings(merged);
     }
 
-    public Optional<String> optional(String name) {
+    Optional<String> optional(String name) {
         String v = env.get(name);
         if (v == null || v.isBlank()) {
             return Optional.empty();
         }
-        record(name, v);
-        return Optional.of(v.trim());
+        String value = v.strip();
+        // no setting takes a control character, and one hidden in a value (a NUL from a templating
+        // tool, a stray CR from a Windows-edited env file) would otherwise be read as part of it
+        int control =
+                value.codePoints().filter(Character::isISOControl).findFirst().orElse(-1);
+        if (control >= 0) {
+            throw new ConfigurationException(
+                    name + " contains the control character " + String.format("U+%04X", control) + ": remove it");
+        }
+        record(name, value);
+        return Optional.of(value);
     }
 
-    public String string(String name, String defaultValue) {
+    String string(String name, String defaultValue) {
         return optional(name).orElseGet(() -> {
             recordDefault(name, defaultValue);
             return defaultValue;
         });
     }
 
-    public int integer(String name, int defaultValue, int min, int max) {
+    int integer(String name, int defaultValue, int min, int max) {
         Optional<String> raw = optional(name);
         if (raw.isEmpty()) {
             recordDefault(name, defaultValue);
@@ -71,7 +91,7 @@ public final class Settings {
         }
     }
 
-    public boolean bool(String name, boolean defaultValue) {
+    boolean bool(String name, boolean defaultValue) {
         Optional<String> raw = optional(name);
         if (raw.isEmpty()) {
             recordDefault(name, defaultValue);
@@ -85,7 +105,7 @@ public final class Settings {
     }
 
     /** Durations are written {@code 250ms}, {@code 10s}, {@code 5m}, {@code 2h}, or ISO-8601 ({@code PT10S}). */
-    public Duration duration(String name, Duration defaultValue, Duration min, Duration max) {
+    Duration duration(String name, Duration defaultValue, Duration min, Duration max) {
         Optional<String> raw = optional(name);
         if (raw.isEmpty()) {
             recordDefault(name, format(defaultValue));
@@ -103,7 +123,7 @@ public final class Settings {
      * A size in bytes, written {@code 1048576}, {@code 512KiB} or {@code 1MiB} ({@code KB}/{@code MB}
      * are read as the same binary units, the way most people mean them for a request size).
      */
-    public long bytes(String name, long defaultValue, long min, long max) {
+    long bytes(String name, long defaultValue, long min, long max) {
         Optional<String> raw = optional(name);
         if (raw.isEmpty()) {
             recordDefault(name, formatBytes(defaultValue));
@@ -145,7 +165,7 @@ public final class Settings {
     }
 
     /** A comma-separated list of words (empty when unset). */
-    public java.util.Set<String> list(String name) {
+    java.util.Set<String> list(String name) {
         Optional<String> raw = optional(name);
         if (raw.isEmpty()) {
             recordDefault(name, "(none)");
@@ -161,7 +181,7 @@ public final class Settings {
     }
 
     /** A comma-separated list of durations, e.g. {@code 0s,10s,1m,5m,15m}. */
-    public List<Duration> durations(String name, List<Duration> defaultValue) {
+    List<Duration> durations(String name, List<Duration> defaultValue) {
         Optional<String> raw = optional(name);
         if (raw.isEmpty()) {
             List<String> shown = new ArrayList<>();
@@ -214,7 +234,6 @@ public final class Settings {
         return d.toMillis() + "ms";
     }
 
-    /** What was read so far, secrets masked: safe to log. */
     /**
      * What was read, as an aligned table for the start-up log: the values that were set first,
      * then the defaults, each group sorted by name, secrets masked. One line per setting, so no

@@ -2,8 +2,10 @@ package dev.outbox.bench;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import dev.outbox.config.Settings;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.relay.RelayApp;
+import dev.outbox.relay.RelayConfig;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -143,7 +145,7 @@ final class LatencyRun {
                 results.add(r);
             }
         }
-        String poll = env.settings(o.relay()).string("OUTBOX_RELAY_POLL_INTERVAL", "100ms");
+        String poll = Settings.format(RelayConfig.from(env.settings(o.relay())).pollInterval());
         List<List<String>> rows = new ArrayList<>();
         for (int i = 0; i < results.size(); i++) {
             Result r = results.get(i);

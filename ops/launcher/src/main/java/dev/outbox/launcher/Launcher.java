@@ -3,12 +3,15 @@ package dev.outbox.launcher;
 import dev.outbox.api.ApiApp;
 import dev.outbox.config.ConfigurationException;
 import dev.outbox.config.Lifecycle;
+import dev.outbox.config.LoggingConfig;
 import dev.outbox.config.ProcessSignals;
 import dev.outbox.config.Settings;
 import dev.outbox.consumer.ConsumerRegistration;
 import dev.outbox.consumer.runtime.ConsumerApp;
 import dev.outbox.consumer.runtime.Consumers;
+import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.persistence.DataAccessException;
+import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.relay.RelayApp;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -75,8 +78,8 @@ public final class Launcher implements AutoCloseable {
     }
 
     String banner(List<String> embedded, long startedMillis) {
-        String db = settings.optional("OUTBOX_DB_URL").orElse("?");
-        String amqp = Settings.maskUri(settings.optional("OUTBOX_AMQP_URI").orElse("?"));
+        String db = DatabaseConfig.url(settings).orElse("?");
+        String amqp = Settings.maskUri(BrokerConfig.uri(settings).orElse("?"));
         int port = api.port();
         List<String> lines = new ArrayList<>();
         lines.add("");
@@ -114,8 +117,9 @@ public final class Launcher implements AutoCloseable {
     }
 
     public static void main(String[] args) throws Exception {
-        ProcessSignals signals = ProcessSignals.install();
         Settings settings = Settings.fromEnvironment();
+        LoggingConfig.checkOrExit("launcher", settings);
+        ProcessSignals signals = ProcessSignals.install();
         ZeroInfra infra;
         Launcher launcher;
         try {
@@ -132,7 +136,7 @@ public final class Launcher implements AutoCloseable {
                     "cannot start: {}{}",
                     e.getMessage(),
                     e instanceof DataAccessException
-                                    && settings.optional("OUTBOX_DB_URL").isPresent()
+                                    && DatabaseConfig.url(settings).isPresent()
                             ? " (OUTBOX_DB_URL is set, so no embedded database is used: fix it or unset it)"
                             : "");
             infra.close();

@@ -7,6 +7,7 @@ import dev.outbox.embedded.EmbeddedBroker;
 import dev.outbox.embedded.EmbeddedDatabase;
 import dev.outbox.messaging.AmqpConnections;
 import dev.outbox.messaging.BrokerConfig;
+import dev.outbox.persistence.DatabaseConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,28 +39,25 @@ public final class ZeroInfra implements AutoCloseable {
     }
 
     public static ZeroInfra startMissing(Settings settings) throws Exception {
-        Path dataDir =
-                Path.of(settings.string("OUTBOX_DATA_DIR", ".outbox-data")).toAbsolutePath();
+        ZeroInfraConfig config = ZeroInfraConfig.from(settings);
+        Path dataDir = config.dataDir();
         Map<String, String> overrides = new LinkedHashMap<>();
         EmbeddedDatabase database = null;
         EmbeddedBroker broker = null;
         try {
-            if (settings.optional("OUTBOX_DB_URL").isEmpty()) {
-                database = EmbeddedDatabase.start(
-                        dataDir.resolve("postgres"), settings.integer("OUTBOX_EMBEDDED_DB_PORT", 0, 0, 65_535));
+            if (DatabaseConfig.url(settings).isEmpty()) {
+                database = EmbeddedDatabase.start(dataDir.resolve("postgres"), config.databasePort());
                 overrides.put("OUTBOX_DB_URL", database.jdbcUrl());
                 overrides.put("OUTBOX_DB_USER", database.user());
             }
-            String amqp = settings.optional("OUTBOX_AMQP_URI").orElse(null);
+            String amqp = BrokerConfig.uri(settings).orElse(null);
             if (amqp == null) {
-                broker = EmbeddedBroker.start(
-                        dataDir.resolve("broker"), settings.integer("OUTBOX_EMBEDDED_AMQP_PORT", 0, 0, 65_535));
+                broker = EmbeddedBroker.start(dataDir.resolve("broker"), config.brokerPort());
                 overrides.put("OUTBOX_AMQP_URI", broker.uri());
             } else {
                 requireReachable(
                         BrokerConfig.from(settings, amqp, "outbox-launcher-check"),
-                        settings.duration(
-                                "OUTBOX_STARTUP_WAIT", Duration.ofSeconds(30), Duration.ZERO, Duration.ofHours(1)));
+                        DatabaseConfig.startupWait(settings));
             }
             return new ZeroInfra(database, broker, overrides);
         } catch (Exception e) {

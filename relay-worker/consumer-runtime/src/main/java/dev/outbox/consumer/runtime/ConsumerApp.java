@@ -4,6 +4,7 @@ import com.google.inject.Guice;
 import com.google.inject.Injector;
 import com.rabbitmq.client.Channel;
 import dev.outbox.config.ConfigurationException;
+import dev.outbox.config.EndpointConfig;
 import dev.outbox.config.HealthReport;
 import dev.outbox.config.Lifecycle;
 import dev.outbox.config.ProcessEndpoint;
@@ -88,22 +89,17 @@ public final class ConsumerApp implements AutoCloseable {
     static ConsumerApp start(Settings settings, ConsumerRegistration registration, RetentionStart startRetention) {
         String name = registration.name();
         String prefix = registration.settingsPrefix();
-        String dbUrl = settings.optional("OUTBOX_DB_URL")
-                .orElseThrow(() -> new ConfigurationException("OUTBOX_DB_URL is not set"));
-        String amqpUri = settings.optional("OUTBOX_AMQP_URI")
-                .orElseThrow(() -> new ConfigurationException("OUTBOX_AMQP_URI is not set"));
+        DatabaseConfig databaseConfig = DatabaseConfig.required(settings, "outbox-" + name, "");
+        BrokerConfig brokerConfig = BrokerConfig.required(settings, "outbox-" + name, "");
         ConsumerSettings consumer = ConsumerSettings.from(settings, prefix, name, registration.queue());
-        int httpPort = settings.integer("OUTBOX_" + prefix + "_HTTP_PORT", registration.defaultHttpPort(), -1, 65_535);
-        String httpHost = settings.string("OUTBOX_" + prefix + "_HTTP_HOST", "0.0.0.0");
+        EndpointConfig http = ConsumerSettings.endpoint(settings, prefix, registration.defaultHttpPort());
         RetentionPolicy retentionPolicy = RetentionPolicy.from(settings);
-        BrokerConfig brokerConfig = BrokerConfig.from(settings, amqpUri, "outbox-" + name);
         requireAttemptsBelowTheDeliveryLimit(prefix, registration.queue(), consumer, brokerConfig);
         WireContract contract = WireContract.forQueue(registration.queue());
         requireEveryTypeOfAnOrderedAggregate(registration, contract);
         Lifecycle started = new Lifecycle(name + " consumer");
-        boolean migrate = settings.bool("OUTBOX_DB_MIGRATE", true);
-        Database database = started.add(
-                "database", Database.start(DatabaseConfig.from(settings, dbUrl, "outbox-" + name), migrate));
+        boolean migrate = DatabaseConfig.migrate(settings);
+        Database database = started.add("database", Database.start(databaseConfig, migrate));
         try {
             if (migrate && registration.migrations().isPresent()) {
                 // the consumer's own tables, history in flyway_<name>_history, from the consumer's jar
@@ -145,20 +141,21 @@ public final class ConsumerApp implements AutoCloseable {
             // stopped before the session: its channels close while the connection is still there
             started.add("consumer runner", runner);
             ProcessEndpoint endpoint = null;
-            if (httpPort >= 0) {
+            if (http.enabled()) {
                 try {
                     endpoint = started.add(
                             "HTTP endpoint",
                             ProcessEndpoint.start(
-                                    httpHost,
-                                    httpPort,
+                                    http.host(),
+                                    http.port(),
                                     registry,
                                     () -> true,
                                     () -> readiness(database, session, runner)));
                 } catch (IOException e) {
-                    throw new UncheckedIOException("cannot open the " + name + " consumer's HTTP port " + httpPort, e);
+                    throw new UncheckedIOException(
+                            "cannot open the " + name + " consumer's HTTP port " + http.port(), e);
                 }
-                LOG.info("{} consumer metrics and health on http://{}:{}/metrics", name, httpHost, endpoint.port());
+                LOG.info("{} consumer metrics and health on http://{}:{}/metrics", name, http.host(), endpoint.port());
             }
             if (retentionPolicy.enabled() && !registration.retention().isEmpty()) {
                 RetentionSchedule retention = new RetentionSchedule(
