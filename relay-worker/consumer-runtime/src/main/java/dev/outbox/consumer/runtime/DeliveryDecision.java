@@ -31,7 +31,9 @@ import java.time.Duration;
  * </pre>
  *
  * The database being away is no fact here: the runner waits it out with the delivery in hand
- * ({@link DatabaseWait}) and only then has a fact to decide on.
+ * ({@link DatabaseWait}) and only then has a fact to decide on. Whether an ordered message is
+ * applied, held or stale is decided in the step's own transaction, under its aggregate's position
+ * lock, by {@link #placement}.
  */
 final class DeliveryDecision {
 
@@ -77,6 +79,16 @@ final class DeliveryDecision {
 
     /** A database error other than an outage; {@code mayPass} for a refusal or a conflict of the moment. */
     record SuccessorsFailed(boolean mayPass, String reason) implements Successors {}
+
+    /** Where an ordered message stands against its aggregate's applied version. */
+    enum Placement {
+        /** The next version: applied now. */
+        APPLY,
+        /** A later version than the next: held until its predecessor is applied. */
+        HOLD,
+        /** This version or an older one is applied already: acknowledged without effect. */
+        STALE
+    }
 
     private final int maxAttempts;
     private final Duration retryDelay;
@@ -173,6 +185,14 @@ final class DeliveryDecision {
     /** Failures of one message before it is given up. */
     int maxAttempts() {
         return maxAttempts;
+    }
+
+    /** An ordered message's {@code version} against the {@code applied} version of its aggregate. */
+    static Placement placement(long version, long applied) {
+        if (version <= applied) {
+            return Placement.STALE;
+        }
+        return version > applied + 1 ? Placement.HOLD : Placement.APPLY;
     }
 
     /** A failure as a dead-letter reason and a line in {@code consumer_failures}. */
