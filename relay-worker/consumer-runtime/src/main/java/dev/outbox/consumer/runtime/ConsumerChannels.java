@@ -130,7 +130,7 @@ final class ConsumerChannels implements AutoCloseable {
                             settings.name(),
                             slot.index,
                             settings.queue(),
-                            ConsumerRunner.describe(e),
+                            DeliveryDecision.describe(e),
                             failures + 1,
                             wait.toMillis());
                 }
@@ -199,7 +199,7 @@ final class ConsumerChannels implements AutoCloseable {
             LOG.error(
                     "consumer {}: channel recovery failed ({}); looking again",
                     settings.name(),
-                    ConsumerRunner.describe(t),
+                    DeliveryDecision.describe(t),
                     t);
             if (!closed) {
                 schedule(this::reopenLostSlots, RESUBSCRIBE.ceiling(3));

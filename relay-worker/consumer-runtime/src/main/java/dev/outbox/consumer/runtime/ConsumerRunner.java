@@ -3,18 +3,16 @@ package dev.outbox.consumer.runtime;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Delivery;
-import com.rabbitmq.client.ShutdownSignalException;
 import dev.outbox.consumer.InboundMessage;
 import dev.outbox.consumer.MessageHandler;
 import dev.outbox.consumer.NonRetryableMessageException;
-import dev.outbox.messaging.FailureDescriptions;
+import dev.outbox.consumer.runtime.DeliveryDecision.Verdict;
 import dev.outbox.persistence.DataAccessException;
 import dev.outbox.persistence.DatabaseUnavailableException;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.io.IOException;
-import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -55,8 +53,11 @@ import org.slf4j.MDC;
  *
  * <p>Its parts: {@link ConsumerChannels} (the subscriptions and their recovery),
  * {@link DatabaseWait} (a delivery held while the database is away), {@link HeldSuccessors}
- * (messages that arrived before their predecessor), {@link Settlement} (requeue, dead-letter) and
- * {@link ConsumerStats}; this class decides what each delivery comes to.
+ * (messages that arrived before their predecessor), {@link Settlement} (ack, requeue,
+ * dead-letter: a verdict executed on the channel) and {@link ConsumerStats}. What each delivery
+ * comes to is decided by {@link DeliveryDecision}, from facts alone; this class fetches the facts
+ * it asks for (the contract check, the step, a failure count, the held successors) and hands its
+ * verdict to {@link Settlement}.
  */
 public final class ConsumerRunner implements AutoCloseable, MeterBinder {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumerRunner.class);
@@ -73,6 +74,7 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
     private final MessageHandler handler;
     private final FailureCounter failures;
 
+    private final DeliveryDecision decision;
     private final ConsumerStats stats = new ConsumerStats();
     private final ConsumerChannels channels;
     private final HeldSuccessors heldSuccessors;
@@ -92,11 +94,12 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         this.processor = processor;
         this.handler = handler;
         this.failures = failures;
+        this.decision = DeliveryDecision.of(settings);
         this.channels = new ConsumerChannels(settings, stats, this::deliver);
-        this.settlement = new Settlement(settings, stats, failures, channels);
+        this.settlement = new Settlement(settings, decision, stats, failures, channels);
         this.databaseWait = new DatabaseWait(settings, stats, channels);
-        this.heldSuccessors =
-                new HeldSuccessors(settings, stats, processor, handler, failures, channels, settlement, databaseWait);
+        this.heldSuccessors = new HeldSuccessors(
+                settings, decision, stats, processor, handler, failures, channels, settlement, databaseWait);
     }
 
     /**
@@ -198,27 +201,26 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                     delivery.getEnvelope().getDeliveryTag(),
                     delivery.getProperties().getMessageId(),
                     t);
-            settlement.afterError(ch, delivery, t);
+            settlement.afterError(ch, delivery, decision.escaped(t));
         } finally {
             MDC.clear();
         }
     }
 
     private void onDelivery(Channel ch, Delivery delivery) throws IOException {
-        long tag = delivery.getEnvelope().getDeliveryTag();
         InboundMessage message;
         try {
             message = contract.check(delivery);
         } catch (WireContract.Violation v) {
             stats.violated(v.rule());
-            settlement.deadLetter(ch, delivery, delivery.getProperties().getMessageId(), v.reason(), 1);
+            settlement.settle(ch, delivery, delivery.getProperties().getMessageId(), decision.contractBroken(v));
             return;
         }
         MDC.put("message_id", message.messageId());
         MDC.put("aggregate_id", String.valueOf(message.aggregateId()));
         MDC.put("correlation_id", String.valueOf(message.correlationId()));
         try {
-            process(ch, delivery, message);
+            settlement.settle(ch, delivery, message.messageId(), decide(ch, message));
         } catch (DatabaseWait.Abandoned e) {
             LOG.info(
                     "consumer {}: message_id={} left unacked while the database was away ({}); the broker delivers it"
@@ -229,108 +231,83 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         }
     }
 
-    private void process(Channel ch, Delivery delivery, InboundMessage message)
-            throws IOException, DatabaseWait.Abandoned {
-        long tag = delivery.getEnvelope().getDeliveryTag();
-        IdempotentProcessor.Outcome outcome;
+    /**
+     * Runs the step, then fetches each fact the {@link DeliveryDecision} asks for, until its
+     * verdict settles the delivery.
+     */
+    private Verdict decide(Channel ch, InboundMessage message) throws DatabaseWait.Abandoned {
+        Verdict verdict;
+        Throwable failure = null;
         try {
-            outcome = databaseWait.until(ch, message.messageId(), () -> step.run(message));
+            verdict = decision.afterStep(databaseWait.until(ch, message.messageId(), () -> step.run(message)));
         } catch (DatabaseWait.Abandoned e) {
             throw e;
-        } catch (NonRetryableMessageException e) {
-            settlement.deadLetter(ch, delivery, message.messageId(), describe(e), 1);
-            return;
         } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
             // a handler's bug is the message's failure: counted, retried, then dead-lettered
-            failedAttempt(ch, delivery, message, e);
-            return;
+            failure = e;
+            verdict = decision.afterFailure(e);
         }
-        if (outcome.successorHeld()) {
-            try {
-                // this message committed: its successors are tried until the database lets them be
-                databaseWait.until(ch, message.messageId(), () -> {
-                    heldSuccessors.applyAll(message.aggregateType(), message.aggregateId());
-                    return null;
-                });
-            } catch (DataAccessException e) {
-                if (heldSuccessors.notApplied(ch, tag, message, e)) {
-                    return;
-                }
-            } catch (HeldSuccessors.HeldNotSettledException e) {
-                LOG.error(
-                        "consumer {}: {}; message_id={} requeued to try again",
-                        settings.name(),
-                        e.getMessage(),
-                        message.messageId());
-                settlement.requeue(ch, tag, settings.retryDelay());
-                return;
-            }
+        if (verdict instanceof DeliveryDecision.CountFailure counting) {
+            return countFailure(ch, message, counting, failure);
         }
-        ch.basicAck(tag, false);
-        stats.count(outcome);
+        if (verdict instanceof DeliveryDecision.ApplyHeldSuccessors applying) {
+            return applySuccessors(ch, message, applying);
+        }
+        return verdict;
     }
 
-    private void failedAttempt(Channel ch, Delivery delivery, InboundMessage message, Throwable cause)
-            throws IOException, DatabaseWait.Abandoned {
+    private Verdict countFailure(
+            Channel ch, InboundMessage message, DeliveryDecision.CountFailure failure, Throwable cause)
+            throws DatabaseWait.Abandoned {
         stats.failed.increment();
-        String reason = describe(cause);
-        int attempts;
+        DeliveryDecision.Count count;
         try {
-            attempts = databaseWait.until(
-                    ch, message.messageId(), () -> failures.failed(settings.name(), message.messageId(), reason));
+            count = new DeliveryDecision.Counted(databaseWait.until(
+                    ch,
+                    message.messageId(),
+                    () -> failures.failed(settings.name(), message.messageId(), failure.reason())));
         } catch (DataAccessException e) {
-            if (!e.isTransient()) {
-                // it cannot be counted, so it could not be bounded: it never loops, it goes now
-                settlement.deadLetter(
-                        ch,
-                        delivery,
-                        message.messageId(),
-                        reason + " (and its failure cannot be counted: " + e.getMessage() + ")",
-                        1);
-                return;
-            }
+            count = new DeliveryDecision.NotCounted(e.isTransient(), e.getMessage());
+        }
+        Verdict verdict = decision.afterCount(failure, count);
+        if (verdict instanceof DeliveryDecision.Requeue && count instanceof DeliveryDecision.NotCounted not) {
             LOG.warn(
                     "consumer {} cannot count the failure of message_id={} ({}); requeued",
                     settings.name(),
                     message.messageId(),
-                    e.getMessage());
-            settlement.requeue(ch, delivery.getEnvelope().getDeliveryTag(), settings.retryDelay());
-            return;
+                    not.error());
+        } else if (verdict instanceof DeliveryDecision.Requeue && count instanceof DeliveryDecision.Counted counted) {
+            LOG.warn(
+                    "consumer {} failed on message_id={} (attempt {} of {}, delivered {} time(s) before): {}; requeued",
+                    settings.name(),
+                    message.messageId(),
+                    counted.attempts(),
+                    settings.maxAttempts(),
+                    message.deliveryCount(),
+                    failure.reason(),
+                    cause);
         }
-        if (attempts >= settings.maxAttempts()) {
-            settlement.deadLetter(ch, delivery, message.messageId(), reason, attempts);
-            return;
-        }
-        LOG.warn(
-                "consumer {} failed on message_id={} (attempt {} of {}, delivered {} time(s) before): {}; requeued",
-                settings.name(),
-                message.messageId(),
-                attempts,
-                settings.maxAttempts(),
-                message.deliveryCount(),
-                reason,
-                cause);
-        settlement.requeue(
-                ch,
-                delivery.getEnvelope().getDeliveryTag(),
-                settings.retryDelay().multipliedBy(attempts));
+        return verdict;
     }
 
-    static String describe(Throwable t) {
-        if (t.getCause() instanceof ShutdownSignalException sse) {
-            return FailureDescriptions.describe(sse);
-        }
-        if (t instanceof NonRetryableMessageException) {
-            return t.getMessage() == null ? "NonRetryableMessageException" : t.getMessage();
-        }
-        return t.getClass().getSimpleName() + ": " + t.getMessage();
-    }
-
-    /** Waits {@code d}, or less when the runner stops meanwhile. */
-    private void pause(Duration d) {
-        if (!d.isZero()) {
-            // a requeued message comes straight back: without a pause a failure becomes a hot loop
-            channels.awaitClosing(d);
+    /** This message committed: its held successors are tried until the database lets them be. */
+    private Verdict applySuccessors(Channel ch, InboundMessage message, DeliveryDecision.ApplyHeldSuccessors applying)
+            throws DatabaseWait.Abandoned {
+        try {
+            databaseWait.until(ch, message.messageId(), () -> {
+                heldSuccessors.applyAll(message.aggregateType(), message.aggregateId());
+                return null;
+            });
+            return decision.afterSuccessors(applying, new DeliveryDecision.SuccessorsApplied());
+        } catch (DataAccessException e) {
+            return heldSuccessors.notApplied(ch, message, applying, e);
+        } catch (HeldSuccessors.HeldNotSettledException e) {
+            LOG.error(
+                    "consumer {}: {}; message_id={} requeued to try again",
+                    settings.name(),
+                    e.getMessage(),
+                    message.messageId());
+            return decision.afterSuccessors(applying, new DeliveryDecision.HeldNotDeadLettered(e.getMessage()));
         }
     }
 

@@ -200,14 +200,14 @@ public final class ConsumerStats {
                 .register(registry);
     }
 
-    /** Counts a delivery's outcome. */
-    void count(IdempotentProcessor.Outcome outcome) {
-        switch (outcome.result()) {
+    /** Counts what a delivery's step did. */
+    void count(IdempotentProcessor.Result result) {
+        switch (result) {
             case APPLIED -> applied.increment();
             case DUPLICATE -> duplicates.increment();
             case HELD -> held.increment();
             case STALE -> stale.increment();
-            default -> throw new IllegalStateException(outcome.result().name());
+            default -> throw new IllegalStateException(result.name());
         }
     }
 }

@@ -9,7 +9,6 @@ import dev.outbox.messaging.publish.DeadLetters;
 import dev.outbox.persistence.DataAccessException;
 import dev.outbox.persistence.DatabaseUnavailableException;
 import dev.outbox.persistence.consumer.HeldMessage;
-import java.io.IOException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +31,7 @@ final class HeldSuccessors {
     }
 
     private final ConsumerSettings settings;
+    private final DeliveryDecision decision;
     private final ConsumerStats stats;
     private final IdempotentProcessor processor;
     private final MessageHandler handler;
@@ -42,6 +42,7 @@ final class HeldSuccessors {
 
     HeldSuccessors(
             ConsumerSettings settings,
+            DeliveryDecision decision,
             ConsumerStats stats,
             IdempotentProcessor processor,
             MessageHandler handler,
@@ -50,6 +51,7 @@ final class HeldSuccessors {
             Settlement settlement,
             DatabaseWait databaseWait) {
         this.settings = settings;
+        this.decision = decision;
         this.stats = stats;
         this.processor = processor;
         this.handler = handler;
@@ -80,17 +82,17 @@ final class HeldSuccessors {
                 stats.heldApplied.increment();
                 continue;
             } catch (NonRetryableMessageException e) {
-                deadLetterHeld(next, ConsumerRunner.describe(e), 1);
+                deadLetterHeld(next, DeliveryDecision.describe(e), 1);
                 continue;
             } catch (DatabaseUnavailableException e) {
                 throw e;
             } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
                 // a statement refused by a reachable database counts too: it may fail every time
-                reason = ConsumerRunner.describe(e);
+                reason = DeliveryDecision.describe(e);
                 attempts = countFailure(next.messageId(), reason);
             }
             stats.failed.increment();
-            if (attempts < settings.maxAttempts()) {
+            if (!decision.spent(attempts)) {
                 LOG.warn(
                         "consumer {} failed on held message_id={} (attempt {} of {}): {}",
                         settings.name(),
@@ -98,7 +100,8 @@ final class HeldSuccessors {
                         attempts,
                         settings.maxAttempts(),
                         reason);
-                channels.awaitClosing(settings.retryDelay().multipliedBy(attempts));
+                // the same rule as a delivery's, but tried again in place: it is no broker delivery to requeue
+                channels.awaitClosing(decision.pauseAfter(attempts));
                 continue;
             }
             deadLetterHeld(next, reason, attempts);
@@ -178,42 +181,45 @@ final class HeldSuccessors {
 
     /**
      * The delivery committed, but its held successors could not be applied, and not because the
-     * database is away. Its redelivery is a duplicate that tries them again: worth it for a
-     * refusal or a conflict of the moment, a bounded number of times (counted against this
-     * message); a permanent error would fail the same way on every redelivery, uncounted, for
-     * ever, so the delivery is acked at once. The successors stay held either way, for the
-     * aggregate's next delivery or an operator.
+     * database is away: the {@link DeliveryDecision} says whether its redelivery, a duplicate that
+     * tries them again, is worth it; if so the failure is counted against this message first. The
+     * successors stay held either way, for the aggregate's next delivery or an operator.
      *
-     * @return true when the delivery was given back to the broker
+     * @return the verdict on the delivery: requeued, or acked
      */
-    boolean notApplied(Channel ch, long tag, InboundMessage message, DataAccessException e)
-            throws IOException, DatabaseWait.Abandoned {
+    DeliveryDecision.Verdict notApplied(
+            Channel ch, InboundMessage message, DeliveryDecision.ApplyHeldSuccessors applying, DataAccessException e)
+            throws DatabaseWait.Abandoned {
         stats.deliveryErrors.increment();
-        String reason = ConsumerRunner.describe(e);
-        if (e.isTransient()) {
-            int attempts;
+        String reason = DeliveryDecision.describe(e);
+        DeliveryDecision.Verdict verdict =
+                decision.afterSuccessors(applying, new DeliveryDecision.SuccessorsFailed(e.isTransient(), reason));
+        int attempts = settings.maxAttempts();
+        if (verdict instanceof DeliveryDecision.CountSuccessorsFailure failure) {
+            DeliveryDecision.Count count;
             try {
                 attempts = databaseWait.until(
                         ch,
                         message.messageId(),
                         () -> failures.failed(settings.name(), message.messageId(), "held successors: " + reason));
+                count = new DeliveryDecision.Counted(attempts);
             } catch (DataAccessException again) {
-                attempts = settings.maxAttempts();
+                count = new DeliveryDecision.NotCounted(again.isTransient(), again.getMessage());
             }
-            if (attempts < settings.maxAttempts()) {
-                LOG.warn(
-                        "consumer {}: message_id={} was applied, but the held successors of {} {} could not be"
-                                + " applied ({}); requeued to try them again (attempt {} of {})",
-                        settings.name(),
-                        message.messageId(),
-                        message.aggregateType(),
-                        message.aggregateId(),
-                        reason,
-                        attempts,
-                        settings.maxAttempts());
-                settlement.requeue(ch, tag, settings.retryDelay().multipliedBy(attempts));
-                return true;
-            }
+            verdict = decision.afterSuccessorsCount(failure, count);
+        }
+        if (verdict instanceof DeliveryDecision.Requeue) {
+            LOG.warn(
+                    "consumer {}: message_id={} was applied, but the held successors of {} {} could not be"
+                            + " applied ({}); requeued to try them again (attempt {} of {})",
+                    settings.name(),
+                    message.messageId(),
+                    message.aggregateType(),
+                    message.aggregateId(),
+                    reason,
+                    attempts,
+                    settings.maxAttempts());
+            return verdict;
         }
         LOG.error(
                 "consumer {}: message_id={} was applied, but the held successors of {} {} could not be applied"
@@ -225,6 +231,6 @@ final class HeldSuccessors {
                 message.aggregateId(),
                 reason,
                 e);
-        return false;
+        return verdict;
     }
 }

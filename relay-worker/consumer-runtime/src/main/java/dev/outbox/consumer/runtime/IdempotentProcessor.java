@@ -109,7 +109,8 @@ public class IdempotentProcessor {
         state.ensurePosition(consumer, type, id);
         long last = state.lockPosition(consumer, type, id);
         long version = message.aggregateVersion();
-        if (version <= last) {
+        DeliveryDecision.Placement placement = DeliveryDecision.placement(version, last);
+        if (placement == DeliveryDecision.Placement.STALE) {
             LOG.info(
                     "stale {} v{} of {} {} (already at v{}): acknowledged without effect",
                     message.messageType(),
@@ -119,7 +120,7 @@ public class IdempotentProcessor {
                     last);
             return new Outcome(Result.STALE, state.successorHeld(consumer, type, id));
         }
-        if (version > last + 1) {
+        if (placement == DeliveryDecision.Placement.HOLD) {
             if (state.hold(toHeld(consumer, message)) == 0) {
                 LOG.warn(
                         "a different message for {} {} v{} is already held; message_id={} changes nothing",
@@ -160,7 +161,7 @@ public class IdempotentProcessor {
     @Transactional
     public boolean applyHeld(String consumer, HeldMessage held, MessageHandler handler) throws Exception {
         long last = state.lockPosition(consumer, held.aggregateType(), held.aggregateId());
-        if (held.aggregateVersion() != last + 1
+        if (DeliveryDecision.placement(held.aggregateVersion(), last) != DeliveryDecision.Placement.APPLY
                 || state.takeHeld(
                                 consumer,
                                 held.aggregateType(),

@@ -10,27 +10,49 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * How a delivery ends when it is not simply acked: requeued after a pause, or forwarded to the
- * dead-letter queue (confirmed, with its reason and attempts) and then acked, and the dead letter
- * noted in {@code consumer_failures}.
+ * A {@link DeliveryDecision}'s verdict executed on the delivery's channel: acked (and counted),
+ * requeued after a pause, or forwarded to the dead-letter queue (confirmed, with its reason and
+ * attempts) and then acked, and the dead letter noted in {@code consumer_failures}.
  */
 final class Settlement {
     private static final Logger LOG = LoggerFactory.getLogger(Settlement.class);
 
     private final ConsumerSettings settings;
+    private final DeliveryDecision decision;
     private final ConsumerStats stats;
     private final FailureCounter failures;
     private final ConsumerChannels channels;
 
-    Settlement(ConsumerSettings settings, ConsumerStats stats, FailureCounter failures, ConsumerChannels channels) {
+    Settlement(
+            ConsumerSettings settings,
+            DeliveryDecision decision,
+            ConsumerStats stats,
+            FailureCounter failures,
+            ConsumerChannels channels) {
         this.settings = settings;
+        this.decision = decision;
         this.stats = stats;
         this.failures = failures;
         this.channels = channels;
     }
 
+    /** Executes a verdict that settles the delivery; one that still asks for a fact is a bug of the caller's. */
+    void settle(Channel ch, Delivery delivery, String messageId, DeliveryDecision.Verdict verdict) throws IOException {
+        long tag = delivery.getEnvelope().getDeliveryTag();
+        if (verdict instanceof DeliveryDecision.Ack ack) {
+            ch.basicAck(tag, false);
+            stats.count(ack.counted());
+        } else if (verdict instanceof DeliveryDecision.Requeue requeue) {
+            requeue(ch, tag, requeue.after());
+        } else if (verdict instanceof DeliveryDecision.DeadLetter dead) {
+            deadLetter(ch, delivery, messageId, dead.reason(), dead.attempts());
+        } else {
+            throw new IllegalStateException("not a settlement of the delivery: " + verdict);
+        }
+    }
+
     /** A delivery whose handling threw past the framework: dead-lettered with the error, or its channel closed so the broker requeues it. */
-    void afterError(Channel ch, Delivery delivery, Throwable cause) {
+    void afterError(Channel ch, Delivery delivery, DeliveryDecision.DeadLetter dead) {
         if (!ch.isOpen()) {
             LOG.warn(
                     "consumer {}: channel closed; the broker requeues delivery {}",
@@ -39,12 +61,7 @@ final class Settlement {
             return;
         }
         try {
-            deadLetter(
-                    ch,
-                    delivery,
-                    delivery.getProperties().getMessageId(),
-                    "consumer error: " + ConsumerRunner.describe(cause),
-                    1);
+            deadLetter(ch, delivery, delivery.getProperties().getMessageId(), dead.reason(), dead.attempts());
         } catch (Throwable again) { // NOPMD: still the boundary
             stats.deliveryErrors.increment();
             LOG.error(
@@ -80,7 +97,10 @@ final class Settlement {
                     messageId,
                     outcome.failure(),
                     outcome.detail());
-            requeue(ch, delivery.getEnvelope().getDeliveryTag(), settings.retryDelay());
+            requeue(
+                    ch,
+                    delivery.getEnvelope().getDeliveryTag(),
+                    decision.notDeadLettered().after());
             return;
         }
         recordDeadLettered(messageId, reason);
