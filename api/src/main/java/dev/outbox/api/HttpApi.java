@@ -1,6 +1,7 @@
 package dev.outbox.api;
 
 import com.google.inject.Injector;
+import dev.outbox.api.docs.OpenApiDocument;
 import dev.outbox.api.http.BodyLimitFilter;
 import dev.outbox.api.http.GrizzlyProblems;
 import dev.outbox.api.http.HeadErrorCodec;
@@ -72,10 +73,16 @@ public final class HttpApi {
         List<Object> resources = new ArrayList<>();
         resources.add(injector.getInstance(OrderResource.class));
         resources.add(injector.getInstance(OpsResource.class));
+        resources.add(injector.getInstance(dev.outbox.api.ops.OpsActionsResource.class));
+        resources.add(injector.getInstance(dev.outbox.api.ops.OpsBulkResource.class));
         resources.add(injector.getInstance(dev.outbox.api.docs.DocumentsResource.class));
         resources.add(injector.getInstance(dev.outbox.api.console.ConsoleResource.class));
         resources.addAll(List.of(extraResources));
         for (Object resource : resources) {
+            if (!OpenApiDocument.RESOURCES.contains(resource.getClass())) {
+                // /openapi.json is generated from that list: an operation missing from it would be served undocumented
+                throw new IllegalStateException(resource.getClass().getName() + " is not in OpenApiDocument.RESOURCES");
+            }
             rc.register(resource.getClass());
         }
         rc.register(new BuiltResources(resources));

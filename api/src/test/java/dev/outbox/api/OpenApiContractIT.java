@@ -10,12 +10,7 @@ import com.networknt.schema.Error;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SchemaRegistryConfig;
 import com.networknt.schema.SpecificationVersion;
-import dev.outbox.api.console.ConsoleResource;
-import dev.outbox.api.docs.DocumentsResource;
-import dev.outbox.api.health.HealthResource;
-import dev.outbox.api.health.MetricsResource;
-import dev.outbox.api.ops.OpsResource;
-import dev.outbox.api.orders.OrderResource;
+import dev.outbox.api.docs.OpenApiDocument;
 import dev.outbox.kernel.json.Json;
 import dev.outbox.testkit.TestDatabase;
 import io.swagger.v3.parser.OpenAPIV3Parser;
@@ -53,13 +48,7 @@ class OpenApiContractIT {
             SpecificationVersion.DRAFT_2020_12,
             b -> b.schemaRegistryConfig(
                     SchemaRegistryConfig.builder().formatAssertionsEnabled(true).build()));
-    private static final List<Class<?>> RESOURCES = List.of(
-            OrderResource.class,
-            OpsResource.class,
-            HealthResource.class,
-            MetricsResource.class,
-            DocumentsResource.class,
-            ConsoleResource.class);
+    private static final List<Class<?>> RESOURCES = OpenApiDocument.RESOURCES;
 
     @RegisterExtension
     static final RunningApi API = new RunningApi(DB, "OUTBOX_OPS_TOKEN", OPERATOR);

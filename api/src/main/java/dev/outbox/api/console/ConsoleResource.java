@@ -1,6 +1,11 @@
 package dev.outbox.api.console;
 
 import dev.outbox.api.http.BundledText;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.inject.Singleton;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.NotFoundException;
@@ -35,6 +40,17 @@ public final class ConsoleResource {
             "console.js", BundledText.read(ConsoleResource.class, "console.js"),
             "console.css", BundledText.read(ConsoleResource.class, "console.css"));
 
+    @Operation(
+            operationId = "console",
+            tags = "console",
+            summary =
+                    "The operator console: overview, search, row detail with repair actions, audit log (a page for people, on the /ops API and its tokens)",
+            responses = {
+                @ApiResponse(
+                        responseCode = "200",
+                        description = "HTML.",
+                        content = @Content(mediaType = "text/html", schema = @Schema(type = "string")))
+            })
     @GET
     @Path("console")
     @Produces(MediaType.TEXT_HTML)
@@ -44,9 +60,31 @@ public final class ConsoleResource {
                 .build();
     }
 
+    @Operation(
+            operationId = "consoleFile",
+            tags = "console",
+            summary = "The console's script and style",
+            responses = {
+                @ApiResponse(
+                        responseCode = "200",
+                        description = "The file.",
+                        content = {
+                            @Content(mediaType = "application/javascript", schema = @Schema(type = "string")),
+                            @Content(mediaType = "text/css", schema = @Schema(type = "string"))
+                        }),
+                @ApiResponse(responseCode = "404", description = "Any other name.")
+            })
     @GET
     @Path("console/{file}")
-    public Response file(@PathParam("file") String file) {
+    public Response file(
+            @Parameter(
+                            example = "console.js",
+                            schema =
+                                    @Schema(
+                                            allowableValues = {"console.js", "console.css"},
+                                            type = "string"))
+                    @PathParam("file")
+                    String file) {
         String type = TYPES.get(file);
         if (type == null) {
             throw new NotFoundException();

@@ -4,6 +4,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.outbox.api.http.BundledText;
 import dev.outbox.kernel.contract.MessageContracts;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.Path;
@@ -54,12 +59,22 @@ public final class DocumentsResource {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        this.openApi = BundledText.read(DocumentsResource.class, "openapi.json").replace("${project.version}", version);
+        this.openApi = OpenApiDocument.generate(version);
         this.swaggerUiVersion = properties(
                         DocumentsResource.class, "/META-INF/maven/org.webjars/swagger-ui/pom.properties")
                 .getProperty("version");
     }
 
+    @Operation(
+            operationId = "asyncApi",
+            tags = "documents",
+            summary = "AsyncAPI 3.0 document of the published messages",
+            responses = {
+                @ApiResponse(
+                        responseCode = "200",
+                        description = "Generated from the message contracts.",
+                        content = @Content(mediaType = "application/json", schema = @Schema(type = "object")))
+            })
     @GET
     @Path("asyncapi.json")
     @Produces(MediaType.APPLICATION_JSON)
@@ -67,6 +82,16 @@ public final class DocumentsResource {
         return asyncApi;
     }
 
+    @Operation(
+            operationId = "openApi",
+            tags = "documents",
+            summary = "This document",
+            responses = {
+                @ApiResponse(
+                        responseCode = "200",
+                        description = "OpenAPI 3.1.",
+                        content = @Content(mediaType = "application/json", schema = @Schema(type = "object")))
+            })
     @GET
     @Path("openapi.json")
     @Produces(MediaType.APPLICATION_JSON)
@@ -74,6 +99,16 @@ public final class DocumentsResource {
         return openApi;
     }
 
+    @Operation(
+            operationId = "docs",
+            tags = "documents",
+            summary = "The documents as a page for people",
+            responses = {
+                @ApiResponse(
+                        responseCode = "200",
+                        description = "HTML.",
+                        content = @Content(mediaType = "text/html", schema = @Schema(type = "string")))
+            })
     @GET
     @Path("docs")
     @Produces(MediaType.TEXT_HTML)
@@ -84,9 +119,36 @@ public final class DocumentsResource {
                 .build();
     }
 
+    @Operation(
+            operationId = "docsFile",
+            tags = "documents",
+            summary = "The page's scripts and styles (its own, and Swagger UI's from the WebJar)",
+            responses = {
+                @ApiResponse(
+                        responseCode = "200",
+                        description = "The file.",
+                        content = {
+                            @Content(mediaType = "application/javascript", schema = @Schema(type = "string")),
+                            @Content(mediaType = "text/css", schema = @Schema(type = "string"))
+                        }),
+                @ApiResponse(responseCode = "404", description = "Any other name.")
+            })
     @GET
     @Path("docs/{file}")
-    public Response pageFile(@PathParam("file") String file) {
+    public Response pageFile(
+            @Parameter(
+                            example = "docs.js",
+                            schema =
+                                    @Schema(
+                                            allowableValues = {
+                                                "docs.js",
+                                                "docs.css",
+                                                "swagger-ui-bundle.js",
+                                                "swagger-ui.css"
+                                            },
+                                            type = "string"))
+                    @PathParam("file")
+                    String file) {
         String type = PAGE_FILES.get(file);
         if (type == null) {
             throw new NotFoundException();

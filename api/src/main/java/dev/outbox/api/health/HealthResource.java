@@ -2,6 +2,10 @@ package dev.outbox.api.health;
 
 import dev.outbox.config.HealthReport;
 import dev.outbox.persistence.Database;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -25,12 +29,47 @@ public final class HealthResource {
         this.database = database;
     }
 
+    @Operation(
+            operationId = "live",
+            tags = "health",
+            summary = "Liveness",
+            responses = {
+                @ApiResponse(
+                        responseCode = "200",
+                        description = "The process answers.",
+                        content =
+                                @Content(
+                                        mediaType = "application/json",
+                                        schema = @Schema(implementation = HealthView.class)))
+            })
     @GET
     @Path("/live")
     public Response live() {
         return Response.ok("{\"status\":\"UP\"}").build();
     }
 
+    @Operation(
+            operationId = "ready",
+            tags = "health",
+            summary = "Readiness: the API can take writes (its database answers)",
+            description =
+                    "Checks the database only: that is all the API needs to take writes. The broker is not checked (the API never talks to it; the relay publishes), so a broker outage does not take the write path out of rotation.",
+            responses = {
+                @ApiResponse(
+                        responseCode = "200",
+                        description = "Ready.",
+                        content =
+                                @Content(
+                                        mediaType = "application/json",
+                                        schema = @Schema(implementation = HealthView.class))),
+                @ApiResponse(
+                        responseCode = "503",
+                        description = "Not ready: the database does not answer; checks.database says why.",
+                        content =
+                                @Content(
+                                        mediaType = "application/json",
+                                        schema = @Schema(implementation = HealthView.class)))
+            })
     @GET
     @Path("/ready")
     public Response ready() {

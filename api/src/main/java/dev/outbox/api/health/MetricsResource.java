@@ -1,6 +1,10 @@
 package dev.outbox.api.health;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -14,6 +18,16 @@ public final class MetricsResource {
         this.registry = registry;
     }
 
+    @Operation(
+            operationId = "metrics",
+            tags = "health",
+            summary = "Prometheus metrics",
+            responses = {
+                @ApiResponse(
+                        responseCode = "200",
+                        description = "Prometheus text format 0.0.4.",
+                        content = @Content(mediaType = "text/plain", schema = @Schema(type = "string")))
+            })
     @GET
     @Produces("text/plain; version=0.0.4; charset=utf-8")
     public String scrape() {

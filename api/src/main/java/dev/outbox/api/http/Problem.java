@@ -3,6 +3,7 @@ package dev.outbox.api.http;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.outbox.domain.Violation;
 import dev.outbox.kernel.json.Json;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -12,12 +13,16 @@ import java.util.List;
  * (also in the server log), and the request's correlation id.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@Schema(
+        description =
+                "RFC 9457 problem details; code is stable and named in the README. errorId (5xx only) is also in the server log.",
+        additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
 public record Problem(
-        String type,
-        String title,
-        int status,
-        String detail,
-        String code,
+        @Schema(requiredMode = Schema.RequiredMode.REQUIRED) String type,
+        @Schema(requiredMode = Schema.RequiredMode.REQUIRED) String title,
+        @Schema(requiredMode = Schema.RequiredMode.REQUIRED) int status,
+        @Schema(requiredMode = Schema.RequiredMode.REQUIRED) String detail,
+        @Schema(requiredMode = Schema.RequiredMode.REQUIRED) String code,
         List<Violation> errors,
         String errorId,
         String correlationId) {

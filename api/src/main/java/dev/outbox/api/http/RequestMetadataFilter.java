@@ -27,9 +27,14 @@ public final class RequestMetadataFilter implements ContainerRequestFilter, Cont
     public static final String TENANT_ID = "X-Tenant-Id";
     public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
 
-    private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9._:/@+=-]{1,128}");
-    private static final Pattern TENANT = Pattern.compile("[A-Za-z0-9._-]{1,64}");
-    /** The longest {@code Idempotency-Key}: the one number the code, openapi.json and README share. */
+    /** What an {@code X-Correlation-Id} may be; {@code /openapi.json} documents the same pattern. */
+    public static final String CORRELATION_ID_PATTERN = "[A-Za-z0-9._:/@+=-]{1,128}";
+    /** What an {@code X-Tenant-Id} may be. */
+    public static final String TENANT_ID_PATTERN = "[A-Za-z0-9._-]{1,64}";
+
+    private static final Pattern TOKEN = Pattern.compile(CORRELATION_ID_PATTERN);
+    private static final Pattern TENANT = Pattern.compile(TENANT_ID_PATTERN);
+    /** The longest {@code Idempotency-Key}: the one number the code, /openapi.json and README share. */
     public static final int MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
     private static final Pattern KEY = Pattern.compile("[\\x21-\\x7E]{1," + MAX_IDEMPOTENCY_KEY_LENGTH + "}");

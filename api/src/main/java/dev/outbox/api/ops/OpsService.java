@@ -97,20 +97,20 @@ public class OpsService {
 
     /** A {@code PARKED} or {@code RETRYABLE_FAILED} row becomes due now, same id, fresh attempt budget. */
     @Transactional
-    public OpsViews.ActionResult retry(UUID id, OpsPrincipal who, String reason) {
+    public OpsActionViews.ActionResult retry(UUID id, OpsPrincipal who, String reason) {
         List<UUID> changed = outbox.retryNow(new UUID[] {id});
         requireChanged(id, changed, "retried", "PARKED or RETRYABLE_FAILED");
-        OpsViews.Audit entry = audit(who, "RETRY", changed, null, reason);
-        return new OpsViews.ActionResult("RETRY", changed.size(), changed, entry);
+        OpsActionViews.Audit entry = audit(who, "RETRY", changed, null, reason);
+        return new OpsActionViews.ActionResult("RETRY", changed.size(), changed, entry);
     }
 
     @Transactional
-    public OpsViews.BulkRetryResult bulkRetry(
+    public OpsActionViews.BulkRetryResult bulkRetry(
             BulkRetryFilter filter, boolean dryRun, int limit, OpsPrincipal who, String reason) {
         BulkRetryOutcome outcome = ops.bulkRetry(filter, dryRun ? 0 : limit);
         long matched = outcome.matched();
         if (dryRun) {
-            return new OpsViews.BulkRetryResult(true, matched, 0, null, matched, null);
+            return new OpsActionViews.BulkRetryResult(true, matched, 0, null, matched, null);
         }
         List<UUID> ids = List.of(outcome.ids());
         Map<String, Object> f = new LinkedHashMap<>();
@@ -124,32 +124,32 @@ public class OpsService {
                 "createdTo",
                 filter.createdTo() == null ? null : filter.createdTo().toString());
         f.put("limit", limit);
-        OpsViews.Audit entry = audit(who, "BULK_RETRY", ids, Json.write(f), reason);
+        OpsActionViews.Audit entry = audit(who, "BULK_RETRY", ids, Json.write(f), reason);
         // one snapshot: ids are a subset of the matched rows, so remaining is never negative
-        return new OpsViews.BulkRetryResult(false, matched, ids.size(), ids, matched - ids.size(), entry);
+        return new OpsActionViews.BulkRetryResult(false, matched, ids.size(), ids, matched - ids.size(), entry);
     }
 
     @Transactional
-    public OpsViews.ActionResult cancel(UUID id, OpsPrincipal who, String reason) {
+    public OpsActionViews.ActionResult cancel(UUID id, OpsPrincipal who, String reason) {
         requireReason(reason);
         List<UUID> changed = ops.cancel(id, "cancelled by " + who.actor() + ": " + reason);
         requireChanged(id, changed, "cancelled", "PENDING, RETRYABLE_FAILED or PARKED");
-        OpsViews.Audit entry = audit(who, "CANCEL", changed, null, reason);
-        return new OpsViews.ActionResult("CANCEL", changed.size(), changed, entry);
+        OpsActionViews.Audit entry = audit(who, "CANCEL", changed, null, reason);
+        return new OpsActionViews.ActionResult("CANCEL", changed.size(), changed, entry);
     }
 
     /** A {@code PUBLISHED} row is published again with the same id, so consumers deduplicate it. */
     @Transactional
-    public OpsViews.ActionResult replay(UUID id, OpsPrincipal who, String reason) {
+    public OpsActionViews.ActionResult replay(UUID id, OpsPrincipal who, String reason) {
         List<UUID> changed = ops.replay(id);
         requireChanged(id, changed, "replayed", "PUBLISHED");
-        OpsViews.Audit entry = audit(who, "REPLAY", changed, null, reason);
-        return new OpsViews.ActionResult("REPLAY", changed.size(), changed, entry);
+        OpsActionViews.Audit entry = audit(who, "REPLAY", changed, null, reason);
+        return new OpsActionViews.ActionResult("REPLAY", changed.size(), changed, entry);
     }
 
     /** Every {@code PUBLISHED} row of one aggregate is published again, in version order. */
     @Transactional
-    public OpsViews.ActionResult replayAggregate(
+    public OpsActionViews.ActionResult replayAggregate(
             String aggregateType, String aggregateId, OpsPrincipal who, String reason) {
         if (aggregateType == null || aggregateType.isBlank() || aggregateId == null || aggregateId.isBlank()) {
             throw InvalidInputException.of("aggregateType/aggregateId", "are required");
@@ -158,22 +158,22 @@ public class OpsService {
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("aggregateType", aggregateType);
         f.put("aggregateId", aggregateId);
-        OpsViews.Audit entry = audit(who, "REPLAY_AGGREGATE", changed, Json.write(f), reason);
-        return new OpsViews.ActionResult("REPLAY_AGGREGATE", changed.size(), changed, entry);
+        OpsActionViews.Audit entry = audit(who, "REPLAY_AGGREGATE", changed, Json.write(f), reason);
+        return new OpsActionViews.ActionResult("REPLAY_AGGREGATE", changed.size(), changed, entry);
     }
 
     /** A stuck {@code IN_PROGRESS} row is taken from its relay (whose late mark the fence refuses). */
     @Transactional
-    public OpsViews.ActionResult releaseLease(UUID id, OpsPrincipal who, String reason) {
+    public OpsActionViews.ActionResult releaseLease(UUID id, OpsPrincipal who, String reason) {
         List<UUID> changed =
                 ops.releaseLease(id, "lease released by " + who.actor() + (reason == null ? "" : ": " + reason));
         requireChanged(id, changed, "released", "IN_PROGRESS");
-        OpsViews.Audit entry = audit(who, "RELEASE_LEASE", changed, null, reason);
-        return new OpsViews.ActionResult("RELEASE_LEASE", changed.size(), changed, entry);
+        OpsActionViews.Audit entry = audit(who, "RELEASE_LEASE", changed, null, reason);
+        return new OpsActionViews.ActionResult("RELEASE_LEASE", changed.size(), changed, entry);
     }
 
     @Transactional
-    public OpsViews.Stats stats() {
+    public OpsOverviewViews.Stats stats() {
         OutboxStats s = ops.stats();
         Map<String, Long> counts = new LinkedHashMap<>();
         counts.put("PENDING", s.pending());
@@ -191,12 +191,14 @@ public class OpsService {
             }
         }
         FinishedCounts f = ops.finishedCounts(EXACT_FINISHED_UP_TO + 1);
-        Map<String, OpsViews.FinishedCount> finished = new LinkedHashMap<>();
+        Map<String, OpsOverviewViews.FinishedCount> finished = new LinkedHashMap<>();
         finished.put(
-                "PUBLISHED", OpsViews.FinishedCount.of(f.published(), f.publishedEstimate(), EXACT_FINISHED_UP_TO));
+                "PUBLISHED",
+                OpsOverviewViews.FinishedCount.of(f.published(), f.publishedEstimate(), EXACT_FINISHED_UP_TO));
         finished.put(
-                "CANCELLED", OpsViews.FinishedCount.of(f.cancelled(), f.cancelledEstimate(), EXACT_FINISHED_UP_TO));
-        return new OpsViews.Stats(
+                "CANCELLED",
+                OpsOverviewViews.FinishedCount.of(f.cancelled(), f.cancelledEstimate(), EXACT_FINISHED_UP_TO));
+        return new OpsOverviewViews.Stats(
                 counts,
                 finished,
                 s.publishedLastHour(),
@@ -207,24 +209,25 @@ public class OpsService {
     }
 
     @Transactional
-    public OpsViews.AuditPage audit(Long beforeId, UUID messageId, int limit) {
+    public OpsActionViews.AuditPage audit(Long beforeId, UUID messageId, int limit) {
         List<AuditEntry> entries = ops.auditLog(beforeId, messageId, limit + 1);
         String next = null;
         if (entries.size() > limit) {
             entries = entries.subList(0, limit);
             next = String.valueOf(entries.get(entries.size() - 1).id());
         }
-        return new OpsViews.AuditPage(entries.stream().map(OpsViews.Audit::of).toList(), next);
+        return new OpsActionViews.AuditPage(
+                entries.stream().map(OpsActionViews.Audit::of).toList(), next);
     }
 
     @Transactional
-    public OpsViews.Reconcile reconcile() {
+    public OpsOverviewViews.Reconcile reconcile() {
         var missing = ops.ordersMissingEvents(100);
         var expired = ops.expiredLeases(lease.toMillis(), 100);
         var blocked = ops.blockedAggregates(100);
         var waiting = ops.waitingConsumers(Duration.ofMinutes(5).toMillis(), 100);
         var sideEffects = ops.pendingSideEffects(Duration.ofMinutes(5).toMillis(), 100);
-        return new OpsViews.Reconcile(
+        return new OpsOverviewViews.Reconcile(
                 missing.isEmpty()
                         && expired.isEmpty()
                         && blocked.isEmpty()
@@ -261,7 +264,7 @@ public class OpsService {
         }
     }
 
-    private OpsViews.Audit audit(OpsPrincipal who, String action, List<UUID> ids, String filter, String reason) {
+    private OpsActionViews.Audit audit(OpsPrincipal who, String action, List<UUID> ids, String filter, String reason) {
         ops.audit(new AuditEntry(
                 null,
                 null,
@@ -279,7 +282,7 @@ public class OpsService {
                 who.role().label(),
                 ids.size(),
                 reason == null ? "" : ": " + reason);
-        return OpsViews.Audit.of(ops.auditWritten());
+        return OpsActionViews.Audit.of(ops.auditWritten());
     }
 
     private java.time.Instant leaseExpiry(OutboxRecord r) {

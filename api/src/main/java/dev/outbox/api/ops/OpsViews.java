@@ -5,17 +5,14 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.outbox.kernel.json.Json;
 import dev.outbox.kernel.outbox.OutboxRecord;
-import dev.outbox.persistence.consumer.PendingSideEffect;
-import dev.outbox.persistence.ops.AuditEntry;
-import dev.outbox.persistence.ops.Reconciliation;
-import dev.outbox.persistence.relay.RelayView;
+import dev.outbox.kernel.outbox.OutboxStatus;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
 /** What the operator endpoints answer with. */
@@ -27,31 +24,66 @@ public final class OpsViews {
      * size and SHA-256, enough to compare without copying possibly personal data further.
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @Schema(
+            name = "OutboxRow",
+            description = "One outbox row; absent fields are unset.",
+            additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
     public record Row(
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
             UUID id,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
             String aggregateType,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
             String aggregateId,
+
             Long aggregateVersion,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
             String messageType,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
             int messageVersion,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
             String exchange,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
             String routingKey,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED, implementation = OutboxStatus.class)
             String status,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
             int attemptCount,
+
             Instant nextAttemptAt,
             String lastErrorCode,
             String lastErrorMessage,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
             Instant createdAt,
+
             Instant publishedAt,
             String correlationId,
             String causationId,
             String traceId,
             String tenantId,
             Lease lease,
+
+            @Schema(description = "The stored payload: operator token only.")
             JsonNode payload,
+
+            @Schema(description = "Read-only token: the payload's size instead of it.")
             Integer payloadBytes,
+
+            @Schema(description = "Read-only token: the payload's SHA-256 instead of it.", pattern = "^[0-9a-f]{64}$")
             String payloadSha256,
+
+            @Schema(description = "The row's extra AMQP headers (JSON).")
             JsonNode headers,
+
             Blocker blockedBy) {
 
         static Row of(OutboxRecord r, boolean withPayload, Instant leaseExpiresAt, Blocker blockedBy) {
@@ -86,137 +118,53 @@ public final class OpsViews {
     }
 
     /** Who holds a row and until when. */
-    public record Lease(String lockedBy, Instant lockedAt, Long leaseToken, Instant expiresAt) {}
+    @Schema(additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
+    public record Lease(
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            String lockedBy,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            Instant lockedAt,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            Long leaseToken,
+
+            @Schema(
+                    requiredMode = Schema.RequiredMode.REQUIRED,
+                    types = {"string", "null"})
+            Instant expiresAt) {}
 
     /** The earlier version of the aggregate that holds a row back. */
-    public record Blocker(UUID id, Long aggregateVersion, String status, String lastErrorCode) {}
+    @Schema(
+            description = "The earlier version of the aggregate holding this row back.",
+            additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
+    public record Blocker(
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            UUID id,
 
-    public record Page(List<Row> items, String next) {}
+            @Schema(
+                    requiredMode = Schema.RequiredMode.REQUIRED,
+                    types = {"integer", "null"})
+            Long aggregateVersion,
 
-    public record BulkRetryRequest(
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED, implementation = OutboxStatus.class)
             String status,
-            String errorCode,
-            String messageType,
-            Instant createdFrom,
-            Instant createdTo,
-            Boolean dryRun,
-            Integer limit,
-            String reason) {}
 
-    /** {@code audit}: the entry this retry wrote (none for a dry run), so the caller shows its own. */
-    @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record BulkRetryResult(
-            boolean dryRun, long matched, int retried, List<UUID> ids, long remaining, Audit audit) {}
+            @Schema(
+                    requiredMode = Schema.RequiredMode.REQUIRED,
+                    types = {"string", "null"})
+            String lastErrorCode) {}
 
-    public record ReasonRequest(String reason) {}
+    @Schema(name = "OutboxPage", additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
+    public record Page(
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            List<Row> items,
 
-    public record ReplayAggregateRequest(String aggregateType, String aggregateId, String reason) {}
-
-    /** {@code audit}: the entry this action wrote, so the caller shows its own and not the latest. */
-    public record ActionResult(String action, int affected, List<UUID> ids, Audit audit) {}
-
-    /**
-     * {@code counts}: the unfinished statuses, exact. {@code finished}: {@code PUBLISHED} and
-     * {@code CANCELLED}, exact up to {@link OpsService#EXACT_FINISHED_UP_TO} rows and estimated above.
-     * {@code publishedPerMinute}: the last hour, oldest minute first, the current minute last.
-     */
-    public record Stats(
-            Map<String, Long> counts,
-            Map<String, FinishedCount> finished,
-            long publishedLastHour,
-            List<Long> publishedPerMinute,
-            double oldestPendingAgeSeconds,
-            Map<String, Long> parkedByErrorCode,
-            long blockedAggregates) {}
-
-    /**
-     * Rows in a finished status. {@code exact}: counted one by one. Otherwise more than {@code upTo}
-     * rows were found, and {@code count} is PostgreSQL's estimate of the status's partial index
-     * (statistics of the last VACUUM or ANALYZE), never less than the rows actually found.
-     */
-    public record FinishedCount(long count, boolean exact) {
-        static FinishedCount of(long counted, long estimate, int upTo) {
-            return counted <= upTo
-                    ? new FinishedCount(counted, true)
-                    : new FinishedCount(Math.max(estimate, counted), false);
-        }
-    }
-
-    public record Audit(
-            Long id,
-            Instant at,
-            String actor,
-            String role,
-            String action,
-            List<UUID> messageIds,
-            JsonNode filter,
-            String reason,
-            int affected) {
-        static Audit of(AuditEntry e) {
-            return new Audit(
-                    e.id(),
-                    e.at(),
-                    e.actor(),
-                    e.role(),
-                    e.action(),
-                    e.messageIds() == null ? List.of() : List.of(e.messageIds()),
-                    e.filter() == null ? null : tree(e.filter()),
-                    e.reason(),
-                    e.affected());
-        }
-    }
-
-    public record AuditPage(List<Audit> items, String next) {}
-
-    /**
-     * A registered relay. {@code alive}: some session holds its liveness lock now; a dead relay's
-     * leased rows are given back within seconds by any live one ({@code STALE_LOCK}, or {@code
-     * RELAY_DIED} for a row given back before).
-     */
-    public record Relay(
-            String relayId,
-            boolean alive,
-            String host,
-            Long pid,
-            Integer databaseBackendPid,
-            Instant startedAt,
-            Instant heartbeatAt,
-            Instant registeredAt,
-            long inProgress,
-            Instant oldestLeaseAt) {
-        static Relay of(RelayView v) {
-            return new Relay(
-                    v.relayId(),
-                    v.alive(),
-                    v.host(),
-                    v.pid(),
-                    v.backendPid(),
-                    v.startedAt(),
-                    v.heartbeatAt(),
-                    v.registeredAt(),
-                    v.inProgress(),
-                    v.oldestLeaseAt());
-        }
-    }
-
-    /** The caller, as the console needs to know it: which controls to show (the API checks again). */
-    @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Session(String role, boolean canWrite, String actor) {}
-
-    public record Relays(long live, List<Relay> items) {
-        static Relays of(List<RelayView> views) {
-            List<Relay> items = views.stream().map(Relay::of).toList();
-            return new Relays(items.stream().filter(Relay::alive).count(), items);
-        }
-    }
-
-    public record Reconcile(
-            boolean ok,
-            List<Reconciliation.OrderMissingEvent> ordersMissingEvents,
-            List<Reconciliation.ExpiredLease> expiredLeases,
-            List<Reconciliation.BlockedAggregate> blockedAggregates,
-            List<Reconciliation.WaitingConsumer> waitingConsumers,
-            List<PendingSideEffect> pendingSideEffects) {}
+            @Schema(
+                    description = "Pass as after= for the next page; null on the last.",
+                    requiredMode = Schema.RequiredMode.REQUIRED,
+                    types = {"string", "null"})
+            String next) {}
 
     static JsonNode tree(String json) {
         try {

@@ -9,6 +9,15 @@ import dev.outbox.api.idempotency.IdempotencyRequest;
 import dev.outbox.api.idempotency.IdempotentExecutor;
 import dev.outbox.api.idempotency.StoredResponse;
 import dev.outbox.domain.Order;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.extensions.Extension;
+import io.swagger.v3.oas.annotations.extensions.ExtensionProperty;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.ExampleObject;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.parameters.RequestBody;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -32,6 +41,12 @@ import java.util.UUID;
 @Path("/orders")
 @Produces(MediaType.APPLICATION_JSON)
 public final class OrderResource {
+    private static final String NO_SUCH_ORDER = "not_found: no such order, or another tenant's.";
+    private static final String ILLEGAL_TRANSITION = "illegal_transition: not allowed in the order's current state.";
+    private static final String REFUSED =
+            "idempotency_key_reused, or a business rule (capture_amount_mismatch, capture_currency_mismatch).";
+    private static final String AFTER_TRANSITION = "The order after the transition.";
+    private static final String ORDER_ID = "The order id.";
     private final OrderService orders;
     private final IdempotentExecutor idempotent;
     private final JsonConfig json;
@@ -43,6 +58,66 @@ public final class OrderResource {
         this.json = json;
     }
 
+    @Operation(
+            operationId = "placeOrder",
+            tags = "orders",
+            summary = "Place an order",
+            description = "Writes the order and its order.created outbox row in one transaction.",
+            requestBody =
+                    @RequestBody(
+                            required = true,
+                            content =
+                                    @Content(
+                                            mediaType = "application/json",
+                                            schema = @Schema(implementation = PlaceOrderRequest.class),
+                                            examples = {
+                                                @ExampleObject(
+                                                        name = "valid",
+                                                        summary = "A valid order",
+                                                        value =
+                                                                "{\"customerId\":\"customer-42\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"BOOK-1\",\"quantity\":2,\"unitPrice\":\"12.50\"}]}",
+                                                        extensions =
+                                                                @Extension(
+                                                                        properties =
+                                                                                @ExtensionProperty(
+                                                                                        name = "expect-status",
+                                                                                        value = "201",
+                                                                                        parseValue = true))),
+                                                @ExampleObject(
+                                                        name = "noLines",
+                                                        summary = "No lines",
+                                                        value =
+                                                                "{\"customerId\":\"customer-42\",\"currency\":\"EUR\",\"lines\":[]}",
+                                                        extensions =
+                                                                @Extension(
+                                                                        properties =
+                                                                                @ExtensionProperty(
+                                                                                        name = "expect-status",
+                                                                                        value = "400",
+                                                                                        parseValue = true))),
+                                                @ExampleObject(
+                                                        name = "badCurrency",
+                                                        summary = "Not a currency",
+                                                        value =
+                                                                "{\"customerId\":\"customer-42\",\"currency\":\"euro\",\"lines\":[{\"sku\":\"BOOK-1\",\"quantity\":2,\"unitPrice\":\"12.50\"}]}",
+                                                        extensions =
+                                                                @Extension(
+                                                                        properties =
+                                                                                @ExtensionProperty(
+                                                                                        name = "expect-status",
+                                                                                        value = "400",
+                                                                                        parseValue = true)))
+                                            })),
+            responses = {
+                @ApiResponse(
+                        responseCode = "201",
+                        description = "Placed.",
+                        content =
+                                @Content(
+                                        mediaType = "application/json",
+                                        schema = @Schema(implementation = OrderResponse.class))),
+                @ApiResponse(responseCode = "422", description = REFUSED)
+            })
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     public Response place(PlaceOrderRequest body, @Context ContainerRequestContext request) throws Exception {
@@ -55,35 +130,225 @@ public final class OrderResource {
                 .toResponse();
     }
 
+    @Operation(
+            operationId = "getOrder",
+            tags = "orders",
+            summary = "Read an order",
+            responses = {
+                @ApiResponse(
+                        responseCode = "200",
+                        description = "The order.",
+                        content =
+                                @Content(
+                                        mediaType = "application/json",
+                                        schema = @Schema(implementation = OrderResponse.class))),
+                @ApiResponse(responseCode = "404", description = NO_SUCH_ORDER)
+            },
+            extensions = @Extension(properties = @ExtensionProperty(name = "fixture", value = "placedOrder")))
     @GET
     @Path("/{id}")
-    public OrderResponse get(@PathParam("id") String id, @Context ContainerRequestContext request) {
+    public OrderResponse get(
+            @Parameter(description = ORDER_ID, schema = @Schema(type = "string", format = "uuid")) @PathParam("id")
+                    String id,
+            @Context ContainerRequestContext request) {
         UUID orderId = parseId(id);
         return orders.find(orderId, RequestMetadata.of(request).tenantId())
                 .map(OrderResponse::of)
                 .orElseThrow(() -> notFound(orderId));
     }
 
+    @Operation(
+            operationId = "captureOrder",
+            tags = "orders",
+            summary = "Capture the payment",
+            description = "Emits payment.captured in the same transaction. Idempotent per Idempotency-Key.",
+            requestBody =
+                    @RequestBody(
+                            required = true,
+                            content =
+                                    @Content(
+                                            mediaType = "application/json",
+                                            schema = @Schema(implementation = CaptureRequest.class),
+                                            examples = {
+                                                @ExampleObject(
+                                                        name = "valid",
+                                                        summary = "The order total",
+                                                        value = "{\"amount\":\"25.00\"}",
+                                                        extensions =
+                                                                @Extension(
+                                                                        properties =
+                                                                                @ExtensionProperty(
+                                                                                        name = "expect-status",
+                                                                                        value = "200",
+                                                                                        parseValue = true))),
+                                                @ExampleObject(
+                                                        name = "wrongAmount",
+                                                        summary = "Not the total",
+                                                        value = "{\"amount\":\"24.99\"}",
+                                                        extensions =
+                                                                @Extension(
+                                                                        properties =
+                                                                                @ExtensionProperty(
+                                                                                        name = "expect-status",
+                                                                                        value = "422",
+                                                                                        parseValue = true))),
+                                                @ExampleObject(
+                                                        name = "missing",
+                                                        summary = "No amount",
+                                                        value = "{}",
+                                                        extensions =
+                                                                @Extension(
+                                                                        properties =
+                                                                                @ExtensionProperty(
+                                                                                        name = "expect-status",
+                                                                                        value = "400",
+                                                                                        parseValue = true)))
+                                            })),
+            responses = {
+                @ApiResponse(
+                        responseCode = "200",
+                        description = AFTER_TRANSITION,
+                        content =
+                                @Content(
+                                        mediaType = "application/json",
+                                        schema = @Schema(implementation = OrderResponse.class))),
+                @ApiResponse(responseCode = "404", description = NO_SUCH_ORDER),
+                @ApiResponse(responseCode = "409", description = ILLEGAL_TRANSITION),
+                @ApiResponse(responseCode = "422", description = REFUSED)
+            },
+            extensions = @Extension(properties = @ExtensionProperty(name = "fixture", value = "placedOrder")))
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Path("/{id}/capture")
-    public Response capture(@PathParam("id") String id, CaptureRequest body, @Context ContainerRequestContext request)
+    public Response capture(
+            @Parameter(description = ORDER_ID, schema = @Schema(type = "string", format = "uuid")) @PathParam("id")
+                    String id,
+            CaptureRequest body,
+            @Context ContainerRequestContext request)
             throws Exception {
         return transition(id, request, (orderId, context) -> orders.capture(orderId, body, context));
     }
 
+    @Operation(
+            operationId = "shipOrder",
+            tags = "orders",
+            summary = "Ship a captured order",
+            description = "Emits order.shipped in the same transaction. Idempotent per Idempotency-Key.",
+            requestBody =
+                    @RequestBody(
+                            required = true,
+                            content =
+                                    @Content(
+                                            mediaType = "application/json",
+                                            schema = @Schema(implementation = ShipRequest.class),
+                                            examples = {
+                                                @ExampleObject(
+                                                        name = "valid",
+                                                        summary = "Carrier and tracking number",
+                                                        value =
+                                                                "{\"carrier\":\"DHL\",\"trackingNumber\":\"JJD000390007983\"}",
+                                                        extensions =
+                                                                @Extension(
+                                                                        properties =
+                                                                                @ExtensionProperty(
+                                                                                        name = "expect-status",
+                                                                                        value = "200",
+                                                                                        parseValue = true))),
+                                                @ExampleObject(
+                                                        name = "missing",
+                                                        summary = "No carrier",
+                                                        value = "{\"trackingNumber\":\"JJD000390007983\"}",
+                                                        extensions =
+                                                                @Extension(
+                                                                        properties =
+                                                                                @ExtensionProperty(
+                                                                                        name = "expect-status",
+                                                                                        value = "400",
+                                                                                        parseValue = true)))
+                                            })),
+            responses = {
+                @ApiResponse(
+                        responseCode = "200",
+                        description = AFTER_TRANSITION,
+                        content =
+                                @Content(
+                                        mediaType = "application/json",
+                                        schema = @Schema(implementation = OrderResponse.class))),
+                @ApiResponse(responseCode = "404", description = NO_SUCH_ORDER),
+                @ApiResponse(responseCode = "409", description = ILLEGAL_TRANSITION),
+                @ApiResponse(responseCode = "422", description = REFUSED)
+            },
+            extensions = @Extension(properties = @ExtensionProperty(name = "fixture", value = "capturedOrder")))
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Path("/{id}/ship")
-    public Response ship(@PathParam("id") String id, ShipRequest body, @Context ContainerRequestContext request)
+    public Response ship(
+            @Parameter(description = ORDER_ID, schema = @Schema(type = "string", format = "uuid")) @PathParam("id")
+                    String id,
+            ShipRequest body,
+            @Context ContainerRequestContext request)
             throws Exception {
         return transition(id, request, (orderId, context) -> orders.ship(orderId, body, context));
     }
 
+    @Operation(
+            operationId = "cancelOrder",
+            tags = "orders",
+            summary = "Cancel an order",
+            description =
+                    "Emits order.cancelled (and payment.refunded when it was captured) in the same transaction. Idempotent per Idempotency-Key.",
+            requestBody =
+                    @RequestBody(
+                            required = true,
+                            content =
+                                    @Content(
+                                            mediaType = "application/json",
+                                            schema = @Schema(implementation = CancelRequest.class),
+                                            examples = {
+                                                @ExampleObject(
+                                                        name = "valid",
+                                                        summary = "With a reason",
+                                                        value = "{\"reason\":\"customer changed their mind\"}",
+                                                        extensions =
+                                                                @Extension(
+                                                                        properties =
+                                                                                @ExtensionProperty(
+                                                                                        name = "expect-status",
+                                                                                        value = "200",
+                                                                                        parseValue = true))),
+                                                @ExampleObject(
+                                                        name = "missing",
+                                                        summary = "No reason",
+                                                        value = "{}",
+                                                        extensions =
+                                                                @Extension(
+                                                                        properties =
+                                                                                @ExtensionProperty(
+                                                                                        name = "expect-status",
+                                                                                        value = "400",
+                                                                                        parseValue = true)))
+                                            })),
+            responses = {
+                @ApiResponse(
+                        responseCode = "200",
+                        description = AFTER_TRANSITION,
+                        content =
+                                @Content(
+                                        mediaType = "application/json",
+                                        schema = @Schema(implementation = OrderResponse.class))),
+                @ApiResponse(responseCode = "404", description = NO_SUCH_ORDER),
+                @ApiResponse(responseCode = "409", description = ILLEGAL_TRANSITION),
+                @ApiResponse(responseCode = "422", description = REFUSED)
+            },
+            extensions = @Extension(properties = @ExtensionProperty(name = "fixture", value = "capturedOrder")))
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Path("/{id}/cancel")
-    public Response cancel(@PathParam("id") String id, CancelRequest body, @Context ContainerRequestContext request)
+    public Response cancel(
+            @Parameter(description = ORDER_ID, schema = @Schema(type = "string", format = "uuid")) @PathParam("id")
+                    String id,
+            CancelRequest body,
+            @Context ContainerRequestContext request)
             throws Exception {
         return transition(id, request, (orderId, context) -> orders.cancel(orderId, body, context));
     }

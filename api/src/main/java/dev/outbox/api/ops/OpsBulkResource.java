@@ -1,0 +1,189 @@
+package dev.outbox.api.ops;
+
+import dev.outbox.domain.InvalidInputException;
+import dev.outbox.domain.Violation;
+import dev.outbox.kernel.outbox.ErrorCode;
+import dev.outbox.kernel.outbox.OutboxStatus;
+import dev.outbox.persistence.ops.BulkRetryFilter;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.extensions.Extension;
+import io.swagger.v3.oas.annotations.extensions.ExtensionProperty;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.ExampleObject;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.parameters.RequestBody;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The operator API's repairs of many rows at once: retry every row a filter matches (with a dry
+ * run to count first), replay every version of one aggregate. Operator token only; audited.
+ */
+@Path("/ops")
+@Produces(MediaType.APPLICATION_JSON)
+public final class OpsBulkResource {
+    private final OpsService ops;
+
+    @Inject
+    public OpsBulkResource(OpsService ops) {
+        this.ops = ops;
+    }
+
+    @Operation(
+            operationId = "bulkRetry",
+            tags = "ops",
+            summary = "Retry every PARKED/RETRYABLE_FAILED row matching a filter",
+            requestBody =
+                    @RequestBody(
+                            required = true,
+                            content =
+                                    @Content(
+                                            mediaType = "application/json",
+                                            schema = @Schema(implementation = OpsActionViews.BulkRetryRequest.class),
+                                            examples = {
+                                                @ExampleObject(
+                                                        name = "dryRun",
+                                                        summary = "Count first",
+                                                        value = "{\"errorCode\":\"UNROUTABLE\",\"dryRun\":true}",
+                                                        extensions =
+                                                                @Extension(
+                                                                        properties =
+                                                                                @ExtensionProperty(
+                                                                                        name = "expect-status",
+                                                                                        value = "200",
+                                                                                        parseValue = true))),
+                                                @ExampleObject(
+                                                        name = "valid",
+                                                        summary = "Then retry",
+                                                        value =
+                                                                "{\"errorCode\":\"UNROUTABLE\",\"reason\":\"binding added\"}",
+                                                        extensions =
+                                                                @Extension(
+                                                                        properties =
+                                                                                @ExtensionProperty(
+                                                                                        name = "expect-status",
+                                                                                        value = "200",
+                                                                                        parseValue = true))),
+                                                @ExampleObject(
+                                                        name = "noFilter",
+                                                        summary = "No filter",
+                                                        value = "{\"reason\":\"everything\"}",
+                                                        extensions =
+                                                                @Extension(
+                                                                        properties =
+                                                                                @ExtensionProperty(
+                                                                                        name = "expect-status",
+                                                                                        value = "400",
+                                                                                        parseValue = true)))
+                                            })),
+            responses = {
+                @ApiResponse(
+                        responseCode = "200",
+                        description = OpsRequests.DONE,
+                        content =
+                                @Content(
+                                        mediaType = "application/json",
+                                        schema = @Schema(implementation = OpsActionViews.BulkRetryResult.class))),
+                @ApiResponse(responseCode = "404", description = OpsRequests.NO_SUCH_ROW),
+                @ApiResponse(responseCode = "409", description = OpsRequests.INVALID_STATE)
+            },
+            extensions = @Extension(properties = @ExtensionProperty(name = "fixture", value = "parkedRow")))
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Path("/outbox/retry")
+    public OpsActionViews.BulkRetryResult bulkRetry(
+            OpsActionViews.BulkRetryRequest body, @Context ContainerRequestContext request) {
+        if (body == null) {
+            throw InvalidInputException.of("body", "is required");
+        }
+        List<Violation> errors = new ArrayList<>();
+        String status = OpsRequests.enumValue(
+                "status", OpsRequests.present(body.status(), "status", errors), OutboxStatus.class, errors);
+        if (status != null && !status.equals("PARKED") && !status.equals("RETRYABLE_FAILED")) {
+            errors.add(new Violation("status", "must be PARKED or RETRYABLE_FAILED"));
+        }
+        String code = OpsRequests.enumValue(
+                "errorCode", OpsRequests.present(body.errorCode(), "errorCode", errors), ErrorCode.class, errors);
+        if (code == null
+                && OpsRequests.blankToNull(body.messageType()) == null
+                && body.createdFrom() == null
+                && body.createdTo() == null) {
+            errors.add(new Violation("filter", "name at least one of errorCode, messageType, createdFrom, createdTo"));
+        }
+        int limit = body.limit() == null ? 500 : body.limit();
+        if (limit < 1 || limit > OpsService.MAX_BULK) {
+            errors.add(new Violation("limit", "must be between 1 and " + OpsService.MAX_BULK));
+        }
+        if (!errors.isEmpty()) {
+            throw new InvalidInputException(errors);
+        }
+        BulkRetryFilter filter = new BulkRetryFilter(
+                status, code, OpsRequests.blankToNull(body.messageType()), body.createdFrom(), body.createdTo());
+        return ops.bulkRetry(
+                filter, Boolean.TRUE.equals(body.dryRun()), limit, OpsPrincipal.of(request), body.reason());
+    }
+
+    @Operation(
+            operationId = "replayAggregate",
+            tags = "ops",
+            summary = "Publish every PUBLISHED row of one aggregate again, in version order",
+            requestBody =
+                    @RequestBody(
+                            required = true,
+                            content =
+                                    @Content(
+                                            mediaType = "application/json",
+                                            schema =
+                                                    @Schema(
+                                                            implementation =
+                                                                    OpsActionViews.ReplayAggregateRequest.class),
+                                            examples = {
+                                                @ExampleObject(
+                                                        name = "valid",
+                                                        summary = "One aggregate",
+                                                        value =
+                                                                "{\"aggregateType\":\"order\",\"aggregateId\":\"{fixture.aggregateId}\",\"reason\":\"rebuild projection\"}",
+                                                        extensions =
+                                                                @Extension(
+                                                                        properties =
+                                                                                @ExtensionProperty(
+                                                                                        name = "expect-status",
+                                                                                        value = "200",
+                                                                                        parseValue = true)))
+                                            })),
+            responses = {
+                @ApiResponse(
+                        responseCode = "200",
+                        description = OpsRequests.DONE,
+                        content =
+                                @Content(
+                                        mediaType = "application/json",
+                                        schema = @Schema(implementation = OpsActionViews.ActionResult.class))),
+                @ApiResponse(responseCode = "404", description = OpsRequests.NO_SUCH_ROW),
+                @ApiResponse(responseCode = "409", description = OpsRequests.INVALID_STATE)
+            },
+            extensions = @Extension(properties = @ExtensionProperty(name = "fixture", value = "publishedRow")))
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Path("/outbox/replay-aggregate")
+    public OpsActionViews.ActionResult replayAggregate(
+            OpsActionViews.ReplayAggregateRequest body, @Context ContainerRequestContext request) {
+        if (body == null) {
+            throw InvalidInputException.of("body", "is required");
+        }
+        return ops.replayAggregate(
+                OpsRequests.blankToNull(body.aggregateType()),
+                OpsRequests.blankToNull(body.aggregateId()),
+                OpsPrincipal.of(request),
+                body.reason());
+    }
+}
