@@ -70,7 +70,15 @@ public final class OpsActionsResource {
                 @ApiResponse(responseCode = "404", description = OpsRequests.NO_SUCH_ROW),
                 @ApiResponse(responseCode = "409", description = OpsRequests.INVALID_STATE)
             },
-            extensions = @Extension(properties = @ExtensionProperty(name = "fixture", value = "parkedRow")))
+            extensions = {
+                @Extension(properties = @ExtensionProperty(name = "fixture", value = "parkedRow")),
+                @Extension(
+                        name = "console",
+                        properties = {
+                            @ExtensionProperty(name = "label", value = "Retry now"),
+                            @ExtensionProperty(name = "order", value = "1")
+                        })
+            })
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Path("/outbox/{id}/retry")
@@ -129,7 +137,17 @@ public final class OpsActionsResource {
                 @ApiResponse(responseCode = "404", description = OpsRequests.NO_SUCH_ROW),
                 @ApiResponse(responseCode = "409", description = OpsRequests.INVALID_STATE)
             },
-            extensions = @Extension(properties = @ExtensionProperty(name = "fixture", value = "parkedRow")))
+            extensions = {
+                @Extension(properties = @ExtensionProperty(name = "fixture", value = "parkedRow")),
+                @Extension(
+                        name = "console",
+                        properties = {
+                            @ExtensionProperty(name = "label", value = "Cancel"),
+                            @ExtensionProperty(name = "order", value = "5"),
+                            @ExtensionProperty(name = "style", value = "danger"),
+                            @ExtensionProperty(name = "needs", value = "reason")
+                        })
+            })
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Path("/outbox/{id}/cancel")
@@ -177,7 +195,15 @@ public final class OpsActionsResource {
                 @ApiResponse(responseCode = "404", description = OpsRequests.NO_SUCH_ROW),
                 @ApiResponse(responseCode = "409", description = OpsRequests.INVALID_STATE)
             },
-            extensions = @Extension(properties = @ExtensionProperty(name = "fixture", value = "publishedRow")))
+            extensions = {
+                @Extension(properties = @ExtensionProperty(name = "fixture", value = "publishedRow")),
+                @Extension(
+                        name = "console",
+                        properties = {
+                            @ExtensionProperty(name = "label", value = "Replay"),
+                            @ExtensionProperty(name = "order", value = "2")
+                        })
+            })
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Path("/outbox/{id}/replay")
@@ -226,7 +252,15 @@ public final class OpsActionsResource {
                 @ApiResponse(responseCode = "404", description = OpsRequests.NO_SUCH_ROW),
                 @ApiResponse(responseCode = "409", description = OpsRequests.INVALID_STATE)
             },
-            extensions = @Extension(properties = @ExtensionProperty(name = "fixture", value = "leasedRow")))
+            extensions = {
+                @Extension(properties = @ExtensionProperty(name = "fixture", value = "leasedRow")),
+                @Extension(
+                        name = "console",
+                        properties = {
+                            @ExtensionProperty(name = "label", value = "Release lease"),
+                            @ExtensionProperty(name = "order", value = "3")
+                        })
+            })
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Path("/outbox/{id}/release")
@@ -243,4 +277,5 @@ public final class OpsActionsResource {
      * Who the presented token is. The console shows action controls only to the operator token;
      * the read-only token would be refused by every action anyway.
      */
+
 }

@@ -518,10 +518,11 @@
       ? el('pre', { id: 'payload' }, JSON.stringify(row.payload, null, 2))
       : el('p', { id: 'payload-hidden' }, 'Payload hidden from the read-only token: ' + row.payloadBytes
         + ' bytes, sha256 ', el('span', { class: 'mono' }, row.payloadSha256), '.');
+    const rowActions = session.canWrite ? await consoleActions() : [];
     paint(
       el('h1', {}, 'Message ', el('span', { class: 'mono' }, row.id)),
       el('dl', { class: 'fields' }, fields.map(([k, v]) => [el('dt', {}, k), el('dd', {}, v)])),
-      session.canWrite ? actions(row) : null,
+      session.canWrite ? actions(row, rowActions) : null,
       el('h2', {}, 'Headers'),
       el('pre', { id: 'headers' }, JSON.stringify(row.headers, null, 2)),
       el('h2', {}, 'Payload'),
@@ -537,7 +538,31 @@
     }
   }
 
-  function actions(row) {
+  // The row actions are the API's own: every POST /ops/outbox/{id}/<verb> that /openapi.json marks
+  // with x-console (its label, whether it needs the reason, its place) becomes a button, so a new
+  // operator action appears here without an edit to this file.
+  let consoleActionsCache = null;
+  async function consoleActions() {
+    if (!consoleActionsCache) {
+      const response = await fetch('/openapi.json', { credentials: 'omit', cache: 'no-store', redirect: 'error' });
+      if (!response.ok) throw new Error('the API description is unavailable (' + response.status + ')');
+      const doc = await response.json();
+      consoleActionsCache = Object.entries(doc.paths)
+        .map(([path, item]) => [/^\/ops\/outbox\/\{id\}\/([a-z-]+)$/.exec(path), item.post])
+        .filter(([match, post]) => match && post && post['x-console'])
+        .map(([match, post]) => ({
+          verb: match[1],
+          label: post['x-console'].label,
+          danger: post['x-console'].style === 'danger',
+          needsReason: post['x-console'].needs === 'reason',
+          order: Number(post['x-console'].order || 99),
+        }))
+        .sort((a, b) => a.order - b.order);
+    }
+    return consoleActionsCache;
+  }
+
+  function actions(row, rowActions) {
     const reason = el('input', { id: 'reason', type: 'text', maxlength: 500 });
     const run = (action, needsReason) => async () => {
       if (needsReason && !reason.value.trim()) {
@@ -557,14 +582,14 @@
         say(action + ' refused: ' + e.message, 'error');
       }
     };
+    const needing = rowActions.filter((a) => a.needsReason).map((a) => a.label.toLowerCase());
     return el('section', { 'aria-labelledby': 'actions-title' },
       el('h2', { id: 'actions-title' }, 'Actions'),
       el('div', { class: 'actions' },
-        el('label', { for: 'reason' }, 'Reason (required to cancel)', reason),
-        el('button', { type: 'button', id: 'action-retry', onclick: run('retry', false) }, 'Retry now'),
-        el('button', { type: 'button', id: 'action-replay', onclick: run('replay', false) }, 'Replay'),
-        el('button', { type: 'button', id: 'action-release', onclick: run('release', false) }, 'Release lease'),
-        el('button', { type: 'button', id: 'action-cancel', class: 'danger', onclick: run('cancel', true) }, 'Cancel')));
+        el('label', { for: 'reason' }, 'Reason (required to ' + needing.join(' and to ') + ')', reason),
+        rowActions.map((a) => el('button', {
+          type: 'button', id: 'action-' + a.verb, class: a.danger ? 'danger' : undefined,
+          onclick: run(a.verb, a.needsReason) }, a.label))));
   }
 
   // ---- audit log -------------------------------------------------------------------------------
