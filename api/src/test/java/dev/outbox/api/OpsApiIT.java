@@ -432,6 +432,64 @@ class OpsApiIT {
         assertEquals(1, waiting.get("held").asLong());
     }
 
+    /** A note is kept beside the row's repairs whatever its status, and changes nothing about the row. */
+    @Test
+    void aNoteOnAnyRowIsAuditedAndChangesNothing() throws Exception {
+        for (String status :
+                List.of("PENDING", "IN_PROGRESS", "PUBLISHED", "RETRYABLE_FAILED", "PARKED", "CANCELLED")) {
+            // the error code each status carries in a row the relay wrote; a row is cancelled the way an operator does
+            String code = Map.of("PARKED", "UNROUTABLE", "RETRYABLE_FAILED", "CONNECTION_LOST")
+                    .get(status);
+            UUID id = row(status.equals("CANCELLED") ? "PENDING" : status, code, "order.created", "n-" + status, 1L);
+            if (status.equals("CANCELLED")) {
+                assertEquals(
+                        200,
+                        API.client()
+                                .post("/ops/outbox/" + id + "/cancel", "{\"reason\":\"sent by hand\"}", op())
+                                .status());
+            }
+            List<String> before = state(id);
+            Object lockedBy = DB.scalar("SELECT locked_by FROM message_outbox WHERE id = ?", id);
+            JsonNode done = API.client()
+                    .post("/ops/outbox/" + id + "/note", "{\"reason\":\"  held for billing, ticket 4711 \"}", op())
+                    .json();
+            assertEquals("NOTE", done.get("action").asText(), status);
+            assertEquals(0, done.get("affected").asInt(), "nothing changed: " + status);
+            assertEquals(before, state(id), "the row is as it was: " + status);
+            assertEquals(lockedBy, DB.scalar("SELECT locked_by FROM message_outbox WHERE id = ?", id), status);
+            JsonNode entry = API.client()
+                    .get("/ops/audit?messageId=" + id, reader())
+                    .json()
+                    .get("items")
+                    .get(0);
+            assertEquals("NOTE", entry.get("action").asText());
+            assertEquals("held for billing, ticket 4711", entry.get("reason").asText(), "kept without the padding");
+            assertEquals("alice", entry.get("actor").asText());
+            assertEquals(0, entry.get("affected").asInt());
+        }
+    }
+
+    @Test
+    void aNoteMustSaySomethingNameARowAndComeFromTheOperator() throws Exception {
+        UUID id = row("PARKED", "UNROUTABLE", "order.created", "n-refused", 1L);
+        long audits = DB.count("SELECT count(*) FROM ops_audit");
+        for (String body : List.of("{}", "{\"reason\":null}", "{\"reason\":\"\"}", "{\"reason\":\" \\t\\n \"}")) {
+            ApiClient.Reply r = API.client().post("/ops/outbox/" + id + "/note", body, op());
+            assertEquals(400, r.status(), body);
+            assertEquals("validation_failed", r.json().get("code").asText(), body);
+        }
+        ApiClient.Reply unknown =
+                API.client().post("/ops/outbox/" + UUID.randomUUID() + "/note", "{\"reason\":\"x\"}", op());
+        assertEquals(404, unknown.status());
+        assertEquals(
+                403,
+                API.client()
+                        .post("/ops/outbox/" + id + "/note", "{\"reason\":\"x\"}", reader())
+                        .status(),
+                "the read-only token may not write, not even a note");
+        assertEquals(audits, DB.count("SELECT count(*) FROM ops_audit"), "a refused note writes nothing");
+    }
+
     private static List<String> state(UUID id) {
         Map<String, Object> r = DB.rows("SELECT status, attempt_count FROM message_outbox WHERE id = ?", id)
                 .get(0);

@@ -277,5 +277,73 @@ public final class OpsActionsResource {
      * Who the presented token is. The console shows action controls only to the operator token;
      * the read-only token would be refused by every action anyway.
      */
-
+    @Operation(
+            operationId = "noteRow",
+            tags = "ops",
+            summary = "Leave a note on a row for the next operator",
+            description = "The note (the reason field) goes into the audit log with the row's id, beside its"
+                    + " repairs; GET /ops/audit?messageId= lists them. The row is not changed, whatever its status.",
+            requestBody =
+                    @RequestBody(
+                            required = true,
+                            content =
+                                    @Content(
+                                            mediaType = "application/json",
+                                            schema = @Schema(implementation = OpsActionViews.ReasonRequest.class),
+                                            examples = {
+                                                @ExampleObject(
+                                                        name = "valid",
+                                                        summary = "A note",
+                                                        value =
+                                                                "{\"reason\":\"the billing team asked to hold this; see ticket 4711\"}",
+                                                        extensions =
+                                                                @Extension(
+                                                                        properties =
+                                                                                @ExtensionProperty(
+                                                                                        name = "expect-status",
+                                                                                        value = "200",
+                                                                                        parseValue = true))),
+                                                @ExampleObject(
+                                                        name = "empty",
+                                                        summary = "No note",
+                                                        value = "{\"reason\":\" \"}",
+                                                        extensions =
+                                                                @Extension(
+                                                                        properties =
+                                                                                @ExtensionProperty(
+                                                                                        name = "expect-status",
+                                                                                        value = "400",
+                                                                                        parseValue = true)))
+                                            })),
+            responses = {
+                @ApiResponse(
+                        responseCode = "200",
+                        description = OpsRequests.DONE,
+                        content =
+                                @Content(
+                                        mediaType = "application/json",
+                                        schema = @Schema(implementation = OpsActionViews.ActionResult.class))),
+                @ApiResponse(responseCode = "404", description = OpsRequests.NO_SUCH_ROW)
+            },
+            extensions = {
+                @Extension(properties = @ExtensionProperty(name = "fixture", value = "parkedRow")),
+                @Extension(
+                        name = "console",
+                        properties = {
+                            @ExtensionProperty(name = "label", value = "Add note"),
+                            @ExtensionProperty(name = "order", value = "4"),
+                            @ExtensionProperty(name = "needs", value = "reason")
+                        })
+            })
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Path("/outbox/{id}/note")
+    public OpsActionViews.ActionResult note(
+            @Parameter(description = OpsRequests.ROW_ID, schema = @Schema(type = "string", format = "uuid"))
+                    @PathParam("id")
+                    String id,
+            OpsActionViews.ReasonRequest body,
+            @Context ContainerRequestContext request) {
+        return ops.note(OpsRequests.id(id), OpsPrincipal.of(request), body == null ? null : body.reason());
+    }
 }

@@ -172,6 +172,22 @@ public class OpsService {
         return new OpsActionViews.ActionResult("RELEASE_LEASE", changed.size(), changed, entry);
     }
 
+    /**
+     * A note on a row, for the next operator: kept in the audit log beside the row's repairs
+     * ({@code GET /ops/audit?messageId=}). The row itself is not changed, whatever its status.
+     */
+    @Transactional
+    public OpsActionViews.ActionResult note(UUID id, OpsPrincipal who, String text) {
+        if (text == null || text.isBlank()) {
+            throw InvalidInputException.of("reason", "is the note: it must not be empty");
+        }
+        if (outbox.findById(id) == null) {
+            throw ApiException.notFound("message " + id);
+        }
+        OpsActionViews.Audit entry = audit(who, "NOTE", List.of(id), null, text.strip(), 0);
+        return new OpsActionViews.ActionResult("NOTE", 0, List.of(id), entry);
+    }
+
     @Transactional
     public OpsOverviewViews.Stats stats() {
         OutboxStats s = ops.stats();
@@ -265,6 +281,11 @@ public class OpsService {
     }
 
     private OpsActionViews.Audit audit(OpsPrincipal who, String action, List<UUID> ids, String filter, String reason) {
+        return audit(who, action, ids, filter, reason, ids.size());
+    }
+
+    private OpsActionViews.Audit audit(
+            OpsPrincipal who, String action, List<UUID> ids, String filter, String reason, int affected) {
         ops.audit(new AuditEntry(
                 null,
                 null,
@@ -274,7 +295,7 @@ public class OpsService {
                 ids.toArray(UUID[]::new),
                 filter,
                 reason,
-                ids.size()));
+                affected));
         LOG.info(
                 "ops {} by {} ({}) on {} row(s){}",
                 action,

@@ -255,6 +255,19 @@ class ConsoleBrowserIT {
         assertTrue(error.startsWith("UNROUTABLE: ") && error.contains("312"), error);
         screenshot("row-detail");
 
+        // the row actions are the API's own (x-console in /openapi.json), in its order: a note first
+        List<String> buttons = browser.findElements(By.cssSelector("section .actions button")).stream()
+                .map(WebElement::getText)
+                .toList();
+        assertEquals(List.of("Retry now", "Replay", "Release lease", "Add note", "Cancel"), buttons);
+        browser.findElement(By.id("action-note")).click();
+        until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "A reason is required to note"));
+        browser.findElement(By.id("reason")).sendKeys("looking at the binding");
+        browser.findElement(By.id("action-note")).click();
+        until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "note: 0 row(s) changed"));
+        assertEquals("PARKED", browser.findElement(By.id("row-status")).getText(), "a note changes nothing");
+        browser.findElement(By.id("reason")).clear();
+
         // fix the cause (bind a queue to the routing key), retry, watch it publish
         RecordingQueue queue = BROKER.bindQueue(Topology.ORDERS_EXCHANGE, ROUTING_KEY);
         closing.add(queue);

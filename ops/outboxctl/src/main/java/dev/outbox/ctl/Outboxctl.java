@@ -32,6 +32,7 @@ import picocli.CommandLine.Spec;
             SingleAction.Cancel.class,
             Replay.class,
             SingleAction.Release.class,
+            SingleAction.Note.class,
             Reconcile.class,
             Audit.class,
             CommandLine.HelpCommand.class

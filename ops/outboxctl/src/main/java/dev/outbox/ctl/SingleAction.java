@@ -12,7 +12,10 @@ abstract class SingleAction extends Base {
     @Parameters(paramLabel = "ID", description = "the message id")
     String id;
 
-    @Option(names = "--reason", paramLabel = "TEXT", description = "why, kept in the audit trail (cancel requires it)")
+    @Option(
+            names = "--reason",
+            paramLabel = "TEXT",
+            description = "why, kept in the audit trail (cancel requires it; for note it is the note)")
     String reason;
 
     /** The last segment of {@code POST /ops/outbox/{id}/...}. */
@@ -57,6 +60,17 @@ abstract class SingleAction extends Base {
         @Override
         String verb() {
             return "release";
+        }
+    }
+
+    @Command(
+            name = "note",
+            mixinStandardHelpOptions = true,
+            description = "Leave a note on a message for the next operator (--reason is the note); changes nothing.")
+    static final class Note extends SingleAction {
+        @Override
+        String verb() {
+            return "note";
         }
     }
 }

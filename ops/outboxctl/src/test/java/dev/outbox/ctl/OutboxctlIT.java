@@ -318,6 +318,19 @@ class OutboxctlIT {
     }
 
     @Test
+    void aNoteIsLeftWithoutChangingTheMessage() {
+        UUID id = row("PARKED", "UNROUTABLE", "order.created", "note", 1L);
+        Result noText = op("note", id.toString());
+        assertEquals(1, noText.code());
+        assertTrue(noText.err().startsWith("400 validation_failed: "), noText.err());
+        Result done = ok(op("note", id.toString(), "--reason", "billing asked to hold it"));
+        assertTrue(done.out().startsWith("NOTE: 0 message(s)"), done.out());
+        assertEquals("PARKED", status(id));
+        Result audit = ok(op("audit", "--message-id", id.toString()));
+        assertTrue(audit.out().contains("billing asked to hold it"), audit.out());
+    }
+
+    @Test
     void replayAndReleaseRepairWhatTheyMay() {
         UUID published = row("PUBLISHED", null, "order.created", "agg", 1L);
         UUID published2 = row("PUBLISHED", null, "payment.captured", "agg", 2L);
