@@ -9,6 +9,7 @@ import dev.outbox.api.ops.OpsActionsResource;
 import dev.outbox.api.ops.OpsBulkResource;
 import dev.outbox.api.ops.OpsResource;
 import dev.outbox.api.orders.OrderResource;
+import dev.outbox.domain.Violation;
 import io.swagger.v3.core.converter.ModelConverters;
 import io.swagger.v3.core.util.Json31;
 import io.swagger.v3.jaxrs2.Reader;
@@ -64,6 +65,10 @@ public final class OpenApiDocument {
         Reader reader = new Reader(config);
         OpenAPI api = reader.read(new LinkedHashSet<>(RESOURCES));
         ModelConverters.getInstance(true).readAll(Problem.class).forEach(api.getComponents()::addSchemas);
+        // the domain is plain Java (no annotations of ours): its one type in an answer is closed here
+        Schema<?> violation = api.getComponents().getSchemas().get(Violation.class.getSimpleName());
+        violation.setRequired(List.of("field", "message"));
+        violation.setAdditionalProperties(false);
         SharedAnswers.apply(api);
         api.getComponents().getSchemas().values().forEach(OpenApiDocument::nullableEnumsTakeNull);
         return Json31.pretty(api);
