@@ -81,8 +81,8 @@ public final class ConsoleResource {
                             example = "console.js",
                             schema =
                                     @Schema(
-                                            allowableValues = {"console.js", "console.css"},
-                                            type = "string"))
+                                            type = "string",
+                                            allowableValues = {"console.js", "console.css"}))
                     @PathParam("file")
                     String file) {
         String type = TYPES.get(file);

@@ -140,13 +140,13 @@ public final class DocumentsResource {
                             example = "docs.js",
                             schema =
                                     @Schema(
+                                            type = "string",
                                             allowableValues = {
                                                 "docs.js",
                                                 "docs.css",
                                                 "swagger-ui-bundle.js",
                                                 "swagger-ui.css"
-                                            },
-                                            type = "string"))
+                                            }))
                     @PathParam("file")
                     String file) {
         String type = PAGE_FILES.get(file);

@@ -23,6 +23,7 @@ import io.swagger.v3.oas.models.media.Schema;
 import io.swagger.v3.oas.models.media.StringSchema;
 import io.swagger.v3.oas.models.parameters.HeaderParameter;
 import io.swagger.v3.oas.models.parameters.Parameter;
+import io.swagger.v3.oas.models.parameters.PathParameter;
 import io.swagger.v3.oas.models.responses.ApiResponse;
 import io.swagger.v3.oas.models.security.SecurityScheme;
 import io.swagger.v3.oas.models.tags.Tag;
@@ -33,7 +34,8 @@ import java.util.Map;
 
 /**
  * {@code /openapi.json}, generated at start from the JAX-RS resources (their {@code @Operation}
- * annotations) and the view types they take and return (records with {@code @Schema}): the
+ * annotations, and {@link MethodDocs}' own: {@link Example}, {@link Fixture}, {@link ConsoleAction},
+ * {@link Returns}) and the view types they take and return (records with {@code @Schema}): the
  * operations, parameters, bodies and answers cannot drift from the code that serves them. What
  * every operation shares because a filter answers it, not the resource (406, 413, 414, 415, 431,
  * a malformed request, the operator token, the request headers), is added by {@link
@@ -64,6 +66,7 @@ public final class OpenApiDocument {
                 .sortOutput(false);
         Reader reader = new Reader(config);
         OpenAPI api = reader.read(new LinkedHashSet<>(RESOURCES));
+        MethodDocs.apply(api, RESOURCES);
         ModelConverters.getInstance(true).readAll(Problem.class).forEach(api.getComponents()::addSchemas);
         // the domain is plain Java (no annotations of ours): its one type in an answer is closed here
         Schema<?> violation = api.getComponents().getSchemas().get(Violation.class.getSimpleName());
@@ -131,9 +134,16 @@ public final class OpenApiDocument {
                         .responses(sharedResponses()));
     }
 
-    /** The request headers every order operation reads ({@link RequestMetadataFilter}). */
+    /**
+     * The request headers every order operation reads ({@link RequestMetadataFilter}), and the ids
+     * in paths ({@code @Parameter(ref = ...)} on the resources).
+     */
     private static Map<String, Parameter> headers() {
         return Map.of(
+                "OrderId",
+                pathId("The order id."),
+                "RowId",
+                pathId("The outbox row id (the AMQP messageId)."),
                 SharedAnswers.IDEMPOTENCY_KEY,
                 header(
                         RequestMetadataFilter.IDEMPOTENCY_KEY,
@@ -160,6 +170,15 @@ public final class OpenApiDocument {
                         RequestMetadataFilter.TRACEPARENT,
                         new StringSchema(),
                         "W3C trace context, carried onto the events; ignored when malformed."));
+    }
+
+    /** A UUID in the path: the resources refuse any other spelling with 400 {@code invalid_id}. */
+    private static Parameter pathId(String description) {
+        return new PathParameter()
+                .name("id")
+                .required(true)
+                .schema(new StringSchema().format("uuid"))
+                .description(description);
     }
 
     private static Parameter header(String name, Schema<?> schema, String description) {

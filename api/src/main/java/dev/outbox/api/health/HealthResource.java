@@ -1,5 +1,6 @@
 package dev.outbox.api.health;
 
+import dev.outbox.api.docs.Returns;
 import dev.outbox.config.HealthReport;
 import dev.outbox.persistence.Database;
 import io.swagger.v3.oas.annotations.Operation;
@@ -33,15 +34,8 @@ public final class HealthResource {
             operationId = "live",
             tags = "health",
             summary = "Liveness",
-            responses = {
-                @ApiResponse(
-                        responseCode = "200",
-                        description = "The process answers.",
-                        content =
-                                @Content(
-                                        mediaType = "application/json",
-                                        schema = @Schema(implementation = HealthView.class)))
-            })
+            responses = {@ApiResponse(responseCode = "200", description = "The process answers.")})
+    @Returns(HealthView.class)
     @GET
     @Path("/live")
     public Response live() {
@@ -55,13 +49,7 @@ public final class HealthResource {
             description =
                     "Checks the database only: that is all the API needs to take writes. The broker is not checked (the API never talks to it; the relay publishes), so a broker outage does not take the write path out of rotation.",
             responses = {
-                @ApiResponse(
-                        responseCode = "200",
-                        description = "Ready.",
-                        content =
-                                @Content(
-                                        mediaType = "application/json",
-                                        schema = @Schema(implementation = HealthView.class))),
+                @ApiResponse(responseCode = "200", description = "Ready."),
                 @ApiResponse(
                         responseCode = "503",
                         description = "Not ready: the database does not answer; checks.database says why.",
@@ -70,6 +58,7 @@ public final class HealthResource {
                                         mediaType = "application/json",
                                         schema = @Schema(implementation = HealthView.class)))
             })
+    @Returns(HealthView.class)
     @GET
     @Path("/ready")
     public Response ready() {

@@ -1,16 +1,13 @@
 package dev.outbox.api.ops;
 
+import dev.outbox.api.docs.Example;
+import dev.outbox.api.docs.Fixture;
 import dev.outbox.domain.InvalidInputException;
 import dev.outbox.domain.Violation;
 import dev.outbox.kernel.outbox.ErrorCode;
 import dev.outbox.kernel.outbox.OutboxStatus;
 import dev.outbox.persistence.ops.BulkRetryFilter;
 import io.swagger.v3.oas.annotations.Operation;
-import io.swagger.v3.oas.annotations.extensions.Extension;
-import io.swagger.v3.oas.annotations.extensions.ExtensionProperty;
-import io.swagger.v3.oas.annotations.media.Content;
-import io.swagger.v3.oas.annotations.media.ExampleObject;
-import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.parameters.RequestBody;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.inject.Inject;
@@ -42,66 +39,31 @@ public final class OpsBulkResource {
             operationId = "bulkRetry",
             tags = "ops",
             summary = "Retry every PARKED/RETRYABLE_FAILED row matching a filter",
-            requestBody =
-                    @RequestBody(
-                            required = true,
-                            content =
-                                    @Content(
-                                            mediaType = "application/json",
-                                            schema = @Schema(implementation = OpsActionViews.BulkRetryRequest.class),
-                                            examples = {
-                                                @ExampleObject(
-                                                        name = "dryRun",
-                                                        summary = "Count first",
-                                                        value = "{\"errorCode\":\"UNROUTABLE\",\"dryRun\":true}",
-                                                        extensions =
-                                                                @Extension(
-                                                                        properties =
-                                                                                @ExtensionProperty(
-                                                                                        name = "expect-status",
-                                                                                        value = "200",
-                                                                                        parseValue = true))),
-                                                @ExampleObject(
-                                                        name = "valid",
-                                                        summary = "Then retry",
-                                                        value =
-                                                                "{\"errorCode\":\"UNROUTABLE\",\"reason\":\"binding added\"}",
-                                                        extensions =
-                                                                @Extension(
-                                                                        properties =
-                                                                                @ExtensionProperty(
-                                                                                        name = "expect-status",
-                                                                                        value = "200",
-                                                                                        parseValue = true))),
-                                                @ExampleObject(
-                                                        name = "noFilter",
-                                                        summary = "No filter",
-                                                        value = "{\"reason\":\"everything\"}",
-                                                        extensions =
-                                                                @Extension(
-                                                                        properties =
-                                                                                @ExtensionProperty(
-                                                                                        name = "expect-status",
-                                                                                        value = "400",
-                                                                                        parseValue = true)))
-                                            })),
             responses = {
+                @ApiResponse(responseCode = "200", description = "What was done; an audit entry records it."),
+                @ApiResponse(responseCode = "404", description = "not_found: no such row."),
                 @ApiResponse(
-                        responseCode = "200",
-                        description = OpsRequests.DONE,
-                        content =
-                                @Content(
-                                        mediaType = "application/json",
-                                        schema = @Schema(implementation = OpsActionViews.BulkRetryResult.class))),
-                @ApiResponse(responseCode = "404", description = OpsRequests.NO_SUCH_ROW),
-                @ApiResponse(responseCode = "409", description = OpsRequests.INVALID_STATE)
-            },
-            extensions = @Extension(properties = @ExtensionProperty(name = "fixture", value = "parkedRow")))
+                        responseCode = "409",
+                        description = "invalid_state: not allowed in the row's current state.")
+            })
+    @Fixture("parkedRow")
+    @Example(
+            name = "dryRun",
+            summary = "Count first",
+            body = "{\"errorCode\":\"UNROUTABLE\",\"dryRun\":true}",
+            status = 200)
+    @Example(
+            name = "valid",
+            summary = "Then retry",
+            body = "{\"errorCode\":\"UNROUTABLE\",\"reason\":\"binding added\"}",
+            status = 200)
+    @Example(name = "noFilter", summary = "No filter", body = "{\"reason\":\"everything\"}", status = 400)
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Path("/outbox/retry")
     public OpsActionViews.BulkRetryResult bulkRetry(
-            OpsActionViews.BulkRetryRequest body, @Context ContainerRequestContext request) {
+            @RequestBody(required = true) OpsActionViews.BulkRetryRequest body,
+            @Context ContainerRequestContext request) {
         if (body == null) {
             throw InvalidInputException.of("body", "is required");
         }
@@ -136,47 +98,26 @@ public final class OpsBulkResource {
             operationId = "replayAggregate",
             tags = "ops",
             summary = "Publish every PUBLISHED row of one aggregate again, in version order",
-            requestBody =
-                    @RequestBody(
-                            required = true,
-                            content =
-                                    @Content(
-                                            mediaType = "application/json",
-                                            schema =
-                                                    @Schema(
-                                                            implementation =
-                                                                    OpsActionViews.ReplayAggregateRequest.class),
-                                            examples = {
-                                                @ExampleObject(
-                                                        name = "valid",
-                                                        summary = "One aggregate",
-                                                        value =
-                                                                "{\"aggregateType\":\"order\",\"aggregateId\":\"{fixture.aggregateId}\",\"reason\":\"rebuild projection\"}",
-                                                        extensions =
-                                                                @Extension(
-                                                                        properties =
-                                                                                @ExtensionProperty(
-                                                                                        name = "expect-status",
-                                                                                        value = "200",
-                                                                                        parseValue = true)))
-                                            })),
             responses = {
+                @ApiResponse(responseCode = "200", description = "What was done; an audit entry records it."),
+                @ApiResponse(responseCode = "404", description = "not_found: no such row."),
                 @ApiResponse(
-                        responseCode = "200",
-                        description = OpsRequests.DONE,
-                        content =
-                                @Content(
-                                        mediaType = "application/json",
-                                        schema = @Schema(implementation = OpsActionViews.ActionResult.class))),
-                @ApiResponse(responseCode = "404", description = OpsRequests.NO_SUCH_ROW),
-                @ApiResponse(responseCode = "409", description = OpsRequests.INVALID_STATE)
-            },
-            extensions = @Extension(properties = @ExtensionProperty(name = "fixture", value = "publishedRow")))
+                        responseCode = "409",
+                        description = "invalid_state: not allowed in the row's current state.")
+            })
+    @Fixture("publishedRow")
+    @Example(
+            name = "valid",
+            summary = "One aggregate",
+            body =
+                    "{\"aggregateType\":\"order\",\"aggregateId\":\"{fixture.aggregateId}\",\"reason\":\"rebuild projection\"}",
+            status = 200)
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Path("/outbox/replay-aggregate")
     public OpsActionViews.ActionResult replayAggregate(
-            OpsActionViews.ReplayAggregateRequest body, @Context ContainerRequestContext request) {
+            @RequestBody(required = true) OpsActionViews.ReplayAggregateRequest body,
+            @Context ContainerRequestContext request) {
         if (body == null) {
             throw InvalidInputException.of("body", "is required");
         }

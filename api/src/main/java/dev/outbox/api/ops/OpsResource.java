@@ -1,5 +1,6 @@
 package dev.outbox.api.ops;
 
+import dev.outbox.api.docs.Fixture;
 import dev.outbox.api.http.ApiException;
 import dev.outbox.domain.InvalidInputException;
 import dev.outbox.domain.Violation;
@@ -9,9 +10,6 @@ import dev.outbox.persistence.ops.OutboxQuery;
 import dev.outbox.persistence.relay.RelayRegistry;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
-import io.swagger.v3.oas.annotations.extensions.Extension;
-import io.swagger.v3.oas.annotations.extensions.ExtensionProperty;
-import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.inject.Inject;
@@ -52,16 +50,8 @@ public final class OpsResource {
             tags = "ops",
             summary = "Search outbox rows",
             description = "Newest first. The read-only token sees payloadBytes and payloadSha256 instead of payloads.",
-            responses = {
-                @ApiResponse(
-                        responseCode = "200",
-                        description = "Search outbox rows",
-                        content =
-                                @Content(
-                                        mediaType = "application/json",
-                                        schema = @Schema(implementation = OpsViews.Page.class)))
-            },
-            extensions = @Extension(properties = @ExtensionProperty(name = "fixture", value = "parkedRow")))
+            responses = {@ApiResponse(responseCode = "200", description = "Search outbox rows")})
+    @Fixture("parkedRow")
     @GET
     @Path("/outbox")
     public OpsViews.Page search(
@@ -124,22 +114,14 @@ public final class OpsResource {
             tags = "ops",
             summary = "One outbox row",
             responses = {
-                @ApiResponse(
-                        responseCode = "200",
-                        description = "One outbox row",
-                        content =
-                                @Content(
-                                        mediaType = "application/json",
-                                        schema = @Schema(implementation = OpsViews.Row.class))),
-                @ApiResponse(responseCode = "404", description = OpsRequests.NO_SUCH_ROW)
-            },
-            extensions = @Extension(properties = @ExtensionProperty(name = "fixture", value = "parkedRow")))
+                @ApiResponse(responseCode = "200", description = "One outbox row"),
+                @ApiResponse(responseCode = "404", description = "not_found: no such row.")
+            })
+    @Fixture("parkedRow")
     @GET
     @Path("/outbox/{id}")
     public OpsViews.Row detail(
-            @Parameter(description = OpsRequests.ROW_ID, schema = @Schema(type = "string", format = "uuid"))
-                    @PathParam("id")
-                    String id,
+            @Parameter(ref = "#/components/parameters/RowId") @PathParam("id") String id,
             @Context ContainerRequestContext request) {
         UUID messageId = OpsRequests.id(id);
         return ops.detail(messageId, OpsPrincipal.of(request).canWrite())
@@ -155,11 +137,7 @@ public final class OpsResource {
                 @ApiResponse(
                         responseCode = "200",
                         description =
-                                "Counts by status (finished ones exact up to 10,000, estimated above), oldest pending age, parked by error code",
-                        content =
-                                @Content(
-                                        mediaType = "application/json",
-                                        schema = @Schema(implementation = OpsOverviewViews.Stats.class)))
+                                "Counts by status (finished ones exact up to 10,000, estimated above), oldest pending age, parked by error code")
             })
     @GET
     @Path("/outbox/stats")
@@ -176,11 +154,7 @@ public final class OpsResource {
                 @ApiResponse(
                         responseCode = "200",
                         description =
-                                "Cross-checks: orders without events, expired leases, blocked aggregates, waiting consumers, unfinished side effects",
-                        content =
-                                @Content(
-                                        mediaType = "application/json",
-                                        schema = @Schema(implementation = OpsOverviewViews.Reconcile.class)))
+                                "Cross-checks: orders without events, expired leases, blocked aggregates, waiting consumers, unfinished side effects")
             })
     @GET
     @Path("/outbox/reconcile")
@@ -192,15 +166,7 @@ public final class OpsResource {
             operationId = "opsSession",
             tags = "ops",
             summary = "Who the token is: its role, whether it may change anything, the operator name given",
-            responses = {
-                @ApiResponse(
-                        responseCode = "200",
-                        description = "The role of the token presented",
-                        content =
-                                @Content(
-                                        mediaType = "application/json",
-                                        schema = @Schema(implementation = OpsOverviewViews.Session.class)))
-            })
+            responses = {@ApiResponse(responseCode = "200", description = "The role of the token presented")})
     @GET
     @Path("/session")
     public OpsOverviewViews.Session session(@Context ContainerRequestContext request) {
@@ -216,11 +182,7 @@ public final class OpsResource {
             responses = {
                 @ApiResponse(
                         responseCode = "200",
-                        description = "Registered relays, alive or not, and the rows each holds",
-                        content =
-                                @Content(
-                                        mediaType = "application/json",
-                                        schema = @Schema(implementation = OpsOverviewViews.Relays.class)))
+                        description = "Registered relays, alive or not, and the rows each holds")
             })
     @GET
     @Path("/relays")
@@ -233,13 +195,7 @@ public final class OpsResource {
             tags = "ops",
             summary = "The audit log of operator actions, newest first",
             responses = {
-                @ApiResponse(
-                        responseCode = "200",
-                        description = "The audit log of operator actions, newest first",
-                        content =
-                                @Content(
-                                        mediaType = "application/json",
-                                        schema = @Schema(implementation = OpsActionViews.AuditPage.class)))
+                @ApiResponse(responseCode = "200", description = "The audit log of operator actions, newest first")
             })
     @GET
     @Path("/audit")

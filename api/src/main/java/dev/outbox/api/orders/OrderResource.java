@@ -2,6 +2,9 @@ package dev.outbox.api.orders;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.outbox.MessageContext;
+import dev.outbox.api.docs.Example;
+import dev.outbox.api.docs.Fixture;
+import dev.outbox.api.docs.Returns;
 import dev.outbox.api.http.ApiException;
 import dev.outbox.api.http.JsonConfig;
 import dev.outbox.api.http.RequestMetadata;
@@ -11,11 +14,6 @@ import dev.outbox.api.idempotency.StoredResponse;
 import dev.outbox.domain.Order;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
-import io.swagger.v3.oas.annotations.extensions.Extension;
-import io.swagger.v3.oas.annotations.extensions.ExtensionProperty;
-import io.swagger.v3.oas.annotations.media.Content;
-import io.swagger.v3.oas.annotations.media.ExampleObject;
-import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.parameters.RequestBody;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.inject.Inject;
@@ -63,64 +61,33 @@ public final class OrderResource {
             tags = "orders",
             summary = "Place an order",
             description = "Writes the order and its order.created outbox row in one transaction.",
-            requestBody =
-                    @RequestBody(
-                            required = true,
-                            content =
-                                    @Content(
-                                            mediaType = "application/json",
-                                            schema = @Schema(implementation = PlaceOrderRequest.class),
-                                            examples = {
-                                                @ExampleObject(
-                                                        name = "valid",
-                                                        summary = "A valid order",
-                                                        value =
-                                                                "{\"customerId\":\"customer-42\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"BOOK-1\",\"quantity\":2,\"unitPrice\":\"12.50\"}]}",
-                                                        extensions =
-                                                                @Extension(
-                                                                        properties =
-                                                                                @ExtensionProperty(
-                                                                                        name = "expect-status",
-                                                                                        value = "201",
-                                                                                        parseValue = true))),
-                                                @ExampleObject(
-                                                        name = "noLines",
-                                                        summary = "No lines",
-                                                        value =
-                                                                "{\"customerId\":\"customer-42\",\"currency\":\"EUR\",\"lines\":[]}",
-                                                        extensions =
-                                                                @Extension(
-                                                                        properties =
-                                                                                @ExtensionProperty(
-                                                                                        name = "expect-status",
-                                                                                        value = "400",
-                                                                                        parseValue = true))),
-                                                @ExampleObject(
-                                                        name = "badCurrency",
-                                                        summary = "Not a currency",
-                                                        value =
-                                                                "{\"customerId\":\"customer-42\",\"currency\":\"euro\",\"lines\":[{\"sku\":\"BOOK-1\",\"quantity\":2,\"unitPrice\":\"12.50\"}]}",
-                                                        extensions =
-                                                                @Extension(
-                                                                        properties =
-                                                                                @ExtensionProperty(
-                                                                                        name = "expect-status",
-                                                                                        value = "400",
-                                                                                        parseValue = true)))
-                                            })),
             responses = {
-                @ApiResponse(
-                        responseCode = "201",
-                        description = "Placed.",
-                        content =
-                                @Content(
-                                        mediaType = "application/json",
-                                        schema = @Schema(implementation = OrderResponse.class))),
+                @ApiResponse(responseCode = "201", description = "Placed."),
                 @ApiResponse(responseCode = "422", description = REFUSED)
             })
+    @Returns(OrderResponse.class)
+    @Example(
+            name = "valid",
+            summary = "A valid order",
+            body =
+                    "{\"customerId\":\"customer-42\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"BOOK-1\",\"quantity\":2,\"unitPrice\":\"12.50\"}]}",
+            status = 201)
+    @Example(
+            name = "noLines",
+            summary = "No lines",
+            body = "{\"customerId\":\"customer-42\",\"currency\":\"EUR\",\"lines\":[]}",
+            status = 400)
+    @Example(
+            name = "badCurrency",
+            summary = "Not a currency",
+            body =
+                    "{\"customerId\":\"customer-42\",\"currency\":\"euro\",\"lines\":[{\"sku\":\"BOOK-1\",\"quantity\":2,\"unitPrice\":\"12.50\"}]}",
+            status = 400)
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response place(PlaceOrderRequest body, @Context ContainerRequestContext request) throws Exception {
+    public Response place(
+            @RequestBody(required = true) PlaceOrderRequest body, @Context ContainerRequestContext request)
+            throws Exception {
         RequestMetadata metadata = RequestMetadata.of(request);
         return idempotent
                 .execute(IdempotencyRequest.of(request), () -> {
@@ -135,21 +102,14 @@ public final class OrderResource {
             tags = "orders",
             summary = "Read an order",
             responses = {
-                @ApiResponse(
-                        responseCode = "200",
-                        description = "The order.",
-                        content =
-                                @Content(
-                                        mediaType = "application/json",
-                                        schema = @Schema(implementation = OrderResponse.class))),
+                @ApiResponse(responseCode = "200", description = "The order."),
                 @ApiResponse(responseCode = "404", description = NO_SUCH_ORDER)
-            },
-            extensions = @Extension(properties = @ExtensionProperty(name = "fixture", value = "placedOrder")))
+            })
+    @Fixture("placedOrder")
     @GET
     @Path("/{id}")
     public OrderResponse get(
-            @Parameter(description = ORDER_ID, schema = @Schema(type = "string", format = "uuid")) @PathParam("id")
-                    String id,
+            @Parameter(ref = "#/components/parameters/OrderId") @PathParam("id") String id,
             @Context ContainerRequestContext request) {
         UUID orderId = parseId(id);
         return orders.find(orderId, RequestMetadata.of(request).tenantId())
@@ -162,68 +122,23 @@ public final class OrderResource {
             tags = "orders",
             summary = "Capture the payment",
             description = "Emits payment.captured in the same transaction. Idempotent per Idempotency-Key.",
-            requestBody =
-                    @RequestBody(
-                            required = true,
-                            content =
-                                    @Content(
-                                            mediaType = "application/json",
-                                            schema = @Schema(implementation = CaptureRequest.class),
-                                            examples = {
-                                                @ExampleObject(
-                                                        name = "valid",
-                                                        summary = "The order total",
-                                                        value = "{\"amount\":\"25.00\"}",
-                                                        extensions =
-                                                                @Extension(
-                                                                        properties =
-                                                                                @ExtensionProperty(
-                                                                                        name = "expect-status",
-                                                                                        value = "200",
-                                                                                        parseValue = true))),
-                                                @ExampleObject(
-                                                        name = "wrongAmount",
-                                                        summary = "Not the total",
-                                                        value = "{\"amount\":\"24.99\"}",
-                                                        extensions =
-                                                                @Extension(
-                                                                        properties =
-                                                                                @ExtensionProperty(
-                                                                                        name = "expect-status",
-                                                                                        value = "422",
-                                                                                        parseValue = true))),
-                                                @ExampleObject(
-                                                        name = "missing",
-                                                        summary = "No amount",
-                                                        value = "{}",
-                                                        extensions =
-                                                                @Extension(
-                                                                        properties =
-                                                                                @ExtensionProperty(
-                                                                                        name = "expect-status",
-                                                                                        value = "400",
-                                                                                        parseValue = true)))
-                                            })),
             responses = {
-                @ApiResponse(
-                        responseCode = "200",
-                        description = AFTER_TRANSITION,
-                        content =
-                                @Content(
-                                        mediaType = "application/json",
-                                        schema = @Schema(implementation = OrderResponse.class))),
+                @ApiResponse(responseCode = "200", description = AFTER_TRANSITION),
                 @ApiResponse(responseCode = "404", description = NO_SUCH_ORDER),
                 @ApiResponse(responseCode = "409", description = ILLEGAL_TRANSITION),
                 @ApiResponse(responseCode = "422", description = REFUSED)
-            },
-            extensions = @Extension(properties = @ExtensionProperty(name = "fixture", value = "placedOrder")))
+            })
+    @Returns(OrderResponse.class)
+    @Fixture("placedOrder")
+    @Example(name = "valid", summary = "The order total", body = "{\"amount\":\"25.00\"}", status = 200)
+    @Example(name = "wrongAmount", summary = "Not the total", body = "{\"amount\":\"24.99\"}", status = 422)
+    @Example(name = "missing", summary = "No amount", body = "{}", status = 400)
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Path("/{id}/capture")
     public Response capture(
-            @Parameter(description = ORDER_ID, schema = @Schema(type = "string", format = "uuid")) @PathParam("id")
-                    String id,
-            CaptureRequest body,
+            @Parameter(ref = "#/components/parameters/OrderId") @PathParam("id") String id,
+            @RequestBody(required = true) CaptureRequest body,
             @Context ContainerRequestContext request)
             throws Exception {
         return transition(id, request, (orderId, context) -> orders.capture(orderId, body, context));
@@ -234,58 +149,26 @@ public final class OrderResource {
             tags = "orders",
             summary = "Ship a captured order",
             description = "Emits order.shipped in the same transaction. Idempotent per Idempotency-Key.",
-            requestBody =
-                    @RequestBody(
-                            required = true,
-                            content =
-                                    @Content(
-                                            mediaType = "application/json",
-                                            schema = @Schema(implementation = ShipRequest.class),
-                                            examples = {
-                                                @ExampleObject(
-                                                        name = "valid",
-                                                        summary = "Carrier and tracking number",
-                                                        value =
-                                                                "{\"carrier\":\"DHL\",\"trackingNumber\":\"JJD000390007983\"}",
-                                                        extensions =
-                                                                @Extension(
-                                                                        properties =
-                                                                                @ExtensionProperty(
-                                                                                        name = "expect-status",
-                                                                                        value = "200",
-                                                                                        parseValue = true))),
-                                                @ExampleObject(
-                                                        name = "missing",
-                                                        summary = "No carrier",
-                                                        value = "{\"trackingNumber\":\"JJD000390007983\"}",
-                                                        extensions =
-                                                                @Extension(
-                                                                        properties =
-                                                                                @ExtensionProperty(
-                                                                                        name = "expect-status",
-                                                                                        value = "400",
-                                                                                        parseValue = true)))
-                                            })),
             responses = {
-                @ApiResponse(
-                        responseCode = "200",
-                        description = AFTER_TRANSITION,
-                        content =
-                                @Content(
-                                        mediaType = "application/json",
-                                        schema = @Schema(implementation = OrderResponse.class))),
+                @ApiResponse(responseCode = "200", description = AFTER_TRANSITION),
                 @ApiResponse(responseCode = "404", description = NO_SUCH_ORDER),
                 @ApiResponse(responseCode = "409", description = ILLEGAL_TRANSITION),
                 @ApiResponse(responseCode = "422", description = REFUSED)
-            },
-            extensions = @Extension(properties = @ExtensionProperty(name = "fixture", value = "capturedOrder")))
+            })
+    @Returns(OrderResponse.class)
+    @Fixture("capturedOrder")
+    @Example(
+            name = "valid",
+            summary = "Carrier and tracking number",
+            body = "{\"carrier\":\"DHL\",\"trackingNumber\":\"JJD000390007983\"}",
+            status = 200)
+    @Example(name = "missing", summary = "No carrier", body = "{\"trackingNumber\":\"JJD000390007983\"}", status = 400)
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Path("/{id}/ship")
     public Response ship(
-            @Parameter(description = ORDER_ID, schema = @Schema(type = "string", format = "uuid")) @PathParam("id")
-                    String id,
-            ShipRequest body,
+            @Parameter(ref = "#/components/parameters/OrderId") @PathParam("id") String id,
+            @RequestBody(required = true) ShipRequest body,
             @Context ContainerRequestContext request)
             throws Exception {
         return transition(id, request, (orderId, context) -> orders.ship(orderId, body, context));
@@ -297,57 +180,26 @@ public final class OrderResource {
             summary = "Cancel an order",
             description =
                     "Emits order.cancelled (and payment.refunded when it was captured) in the same transaction. Idempotent per Idempotency-Key.",
-            requestBody =
-                    @RequestBody(
-                            required = true,
-                            content =
-                                    @Content(
-                                            mediaType = "application/json",
-                                            schema = @Schema(implementation = CancelRequest.class),
-                                            examples = {
-                                                @ExampleObject(
-                                                        name = "valid",
-                                                        summary = "With a reason",
-                                                        value = "{\"reason\":\"customer changed their mind\"}",
-                                                        extensions =
-                                                                @Extension(
-                                                                        properties =
-                                                                                @ExtensionProperty(
-                                                                                        name = "expect-status",
-                                                                                        value = "200",
-                                                                                        parseValue = true))),
-                                                @ExampleObject(
-                                                        name = "missing",
-                                                        summary = "No reason",
-                                                        value = "{}",
-                                                        extensions =
-                                                                @Extension(
-                                                                        properties =
-                                                                                @ExtensionProperty(
-                                                                                        name = "expect-status",
-                                                                                        value = "400",
-                                                                                        parseValue = true)))
-                                            })),
             responses = {
-                @ApiResponse(
-                        responseCode = "200",
-                        description = AFTER_TRANSITION,
-                        content =
-                                @Content(
-                                        mediaType = "application/json",
-                                        schema = @Schema(implementation = OrderResponse.class))),
+                @ApiResponse(responseCode = "200", description = AFTER_TRANSITION),
                 @ApiResponse(responseCode = "404", description = NO_SUCH_ORDER),
                 @ApiResponse(responseCode = "409", description = ILLEGAL_TRANSITION),
                 @ApiResponse(responseCode = "422", description = REFUSED)
-            },
-            extensions = @Extension(properties = @ExtensionProperty(name = "fixture", value = "capturedOrder")))
+            })
+    @Returns(OrderResponse.class)
+    @Fixture("capturedOrder")
+    @Example(
+            name = "valid",
+            summary = "With a reason",
+            body = "{\"reason\":\"customer changed their mind\"}",
+            status = 200)
+    @Example(name = "missing", summary = "No reason", body = "{}", status = 400)
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Path("/{id}/cancel")
     public Response cancel(
-            @Parameter(description = ORDER_ID, schema = @Schema(type = "string", format = "uuid")) @PathParam("id")
-                    String id,
-            CancelRequest body,
+            @Parameter(ref = "#/components/parameters/OrderId") @PathParam("id") String id,
+            @RequestBody(required = true) CancelRequest body,
             @Context ContainerRequestContext request)
             throws Exception {
         return transition(id, request, (orderId, context) -> orders.cancel(orderId, body, context));
