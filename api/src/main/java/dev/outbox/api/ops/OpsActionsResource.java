@@ -38,11 +38,9 @@ public final class OpsActionsResource {
             tags = "ops",
             summary = "Retry a PARKED or RETRYABLE_FAILED row now, with a fresh attempt budget",
             responses = {
-                @ApiResponse(responseCode = "200", description = "What was done; an audit entry records it."),
-                @ApiResponse(responseCode = "404", description = "not_found: no such row."),
-                @ApiResponse(
-                        responseCode = "409",
-                        description = "invalid_state: not allowed in the row's current state.")
+                @ApiResponse(responseCode = "200", description = OpsRequests.DONE),
+                @ApiResponse(responseCode = "404", description = OpsRequests.NO_SUCH_ROW),
+                @ApiResponse(responseCode = "409", description = OpsRequests.INVALID_STATE)
             })
     @Fixture("parkedRow")
     @ConsoleAction(label = "Retry now", order = 1)
@@ -62,11 +60,9 @@ public final class OpsActionsResource {
             tags = "ops",
             summary = "Cancel a row that must never be published",
             responses = {
-                @ApiResponse(responseCode = "200", description = "What was done; an audit entry records it."),
-                @ApiResponse(responseCode = "404", description = "not_found: no such row."),
-                @ApiResponse(
-                        responseCode = "409",
-                        description = "invalid_state: not allowed in the row's current state.")
+                @ApiResponse(responseCode = "200", description = OpsRequests.DONE),
+                @ApiResponse(responseCode = "404", description = OpsRequests.NO_SUCH_ROW),
+                @ApiResponse(responseCode = "409", description = OpsRequests.INVALID_STATE)
             })
     @Fixture("parkedRow")
     @ConsoleAction(label = "Cancel", order = 5, needsReason = true, danger = true)
@@ -91,11 +87,9 @@ public final class OpsActionsResource {
             tags = "ops",
             summary = "Publish a PUBLISHED row again, same messageId",
             responses = {
-                @ApiResponse(responseCode = "200", description = "What was done; an audit entry records it."),
-                @ApiResponse(responseCode = "404", description = "not_found: no such row."),
-                @ApiResponse(
-                        responseCode = "409",
-                        description = "invalid_state: not allowed in the row's current state.")
+                @ApiResponse(responseCode = "200", description = OpsRequests.DONE),
+                @ApiResponse(responseCode = "404", description = OpsRequests.NO_SUCH_ROW),
+                @ApiResponse(responseCode = "409", description = OpsRequests.INVALID_STATE)
             })
     @Fixture("publishedRow")
     @ConsoleAction(label = "Replay", order = 2)
@@ -120,11 +114,9 @@ public final class OpsActionsResource {
             summary = "Take a stuck IN_PROGRESS row from its relay",
             description = "The row becomes due again; the old relay's late mark is refused by the lease fence.",
             responses = {
-                @ApiResponse(responseCode = "200", description = "What was done; an audit entry records it."),
-                @ApiResponse(responseCode = "404", description = "not_found: no such row."),
-                @ApiResponse(
-                        responseCode = "409",
-                        description = "invalid_state: not allowed in the row's current state.")
+                @ApiResponse(responseCode = "200", description = OpsRequests.DONE),
+                @ApiResponse(responseCode = "404", description = OpsRequests.NO_SUCH_ROW),
+                @ApiResponse(responseCode = "409", description = OpsRequests.INVALID_STATE)
             })
     @Fixture("leasedRow")
     @ConsoleAction(label = "Release lease", order = 3)
@@ -139,10 +131,6 @@ public final class OpsActionsResource {
         return ops.releaseLease(OpsRequests.id(id), OpsPrincipal.of(request), body == null ? null : body.reason());
     }
 
-    /**
-     * Who the presented token is. The console shows action controls only to the operator token;
-     * the read-only token would be refused by every action anyway.
-     */
     @Operation(
             operationId = "noteRow",
             tags = "ops",
@@ -150,8 +138,8 @@ public final class OpsActionsResource {
             description =
                     "The note (the reason field) goes into the audit log with the row's id, beside its repairs; GET /ops/audit?messageId= lists them. The row is not changed, whatever its status.",
             responses = {
-                @ApiResponse(responseCode = "200", description = "What was done; an audit entry records it."),
-                @ApiResponse(responseCode = "404", description = "not_found: no such row.")
+                @ApiResponse(responseCode = "200", description = OpsRequests.DONE),
+                @ApiResponse(responseCode = "404", description = OpsRequests.NO_SUCH_ROW)
             })
     @Fixture("parkedRow")
     @ConsoleAction(label = "Add note", order = 4, needsReason = true)

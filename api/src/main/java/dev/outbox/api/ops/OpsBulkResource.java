@@ -40,11 +40,9 @@ public final class OpsBulkResource {
             tags = "ops",
             summary = "Retry every PARKED/RETRYABLE_FAILED row matching a filter",
             responses = {
-                @ApiResponse(responseCode = "200", description = "What was done; an audit entry records it."),
-                @ApiResponse(responseCode = "404", description = "not_found: no such row."),
-                @ApiResponse(
-                        responseCode = "409",
-                        description = "invalid_state: not allowed in the row's current state.")
+                @ApiResponse(responseCode = "200", description = OpsRequests.DONE),
+                @ApiResponse(responseCode = "404", description = OpsRequests.NO_SUCH_ROW),
+                @ApiResponse(responseCode = "409", description = OpsRequests.INVALID_STATE)
             })
     @Fixture("parkedRow")
     @Example(
@@ -99,11 +97,9 @@ public final class OpsBulkResource {
             tags = "ops",
             summary = "Publish every PUBLISHED row of one aggregate again, in version order",
             responses = {
-                @ApiResponse(responseCode = "200", description = "What was done; an audit entry records it."),
-                @ApiResponse(responseCode = "404", description = "not_found: no such row."),
-                @ApiResponse(
-                        responseCode = "409",
-                        description = "invalid_state: not allowed in the row's current state.")
+                @ApiResponse(responseCode = "200", description = OpsRequests.DONE),
+                @ApiResponse(responseCode = "404", description = OpsRequests.NO_SUCH_ROW),
+                @ApiResponse(responseCode = "409", description = OpsRequests.INVALID_STATE)
             })
     @Fixture("publishedRow")
     @Example(

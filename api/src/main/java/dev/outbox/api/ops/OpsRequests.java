@@ -19,7 +19,6 @@ final class OpsRequests {
     static final String NO_SUCH_ROW = "not_found: no such row.";
     static final String INVALID_STATE = "invalid_state: not allowed in the row's current state.";
     static final String DONE = "What was done; an audit entry records it.";
-    static final String ROW_ID = "The outbox row id (the AMQP messageId).";
     static final String DATE_TIME = "An ISO-8601 date-time between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z.";
 
     private OpsRequests() {}

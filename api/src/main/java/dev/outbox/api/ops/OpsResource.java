@@ -115,7 +115,7 @@ public final class OpsResource {
             summary = "One outbox row",
             responses = {
                 @ApiResponse(responseCode = "200", description = "One outbox row"),
-                @ApiResponse(responseCode = "404", description = "not_found: no such row.")
+                @ApiResponse(responseCode = "404", description = OpsRequests.NO_SUCH_ROW)
             })
     @Fixture("parkedRow")
     @GET
@@ -162,6 +162,10 @@ public final class OpsResource {
         return ops.reconcile();
     }
 
+    /**
+     * Who the presented token is. The console shows action controls only to the operator token;
+     * the read-only token would be refused by every action anyway.
+     */
     @Operation(
             operationId = "opsSession",
             tags = "ops",

@@ -44,7 +44,6 @@ public final class OrderResource {
     private static final String REFUSED =
             "idempotency_key_reused, or a business rule (capture_amount_mismatch, capture_currency_mismatch).";
     private static final String AFTER_TRANSITION = "The order after the transition.";
-    private static final String ORDER_ID = "The order id.";
     private final OrderService orders;
     private final IdempotentExecutor idempotent;
     private final JsonConfig json;
