@@ -12,6 +12,7 @@ import dev.outbox.relay.cdc.CdcTestSupport;
 import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
+import dev.outbox.testkit.junit.TestResources;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -23,6 +24,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The relay in CDC mode, in process, against real PostgreSQL (wal_level = logical) and RabbitMQ:
@@ -34,7 +36,9 @@ class CdcRelayIT {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final String SLOT = "outbox_relay_it";
     private final OutboxFixtures fx = new OutboxFixtures();
-    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    @RegisterExtension
+    final TestResources closing = new TestResources();
 
     @BeforeEach
     void clean() {
@@ -45,9 +49,7 @@ class CdcRelayIT {
 
     @AfterEach
     void close() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            closing.get(i).close();
-        }
+        closing.closeAll();
         CdcTestSupport.awaitUnreadAndDrop(fx.db, SLOT);
         fx.close();
     }

@@ -9,6 +9,7 @@ import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.relay.cdc.CdcTestSupport;
 import dev.outbox.testkit.RecordingQueue;
+import dev.outbox.testkit.junit.TestResources;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -17,6 +18,7 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A slot the server gave up on: with {@code max_slot_wal_keep_size} set, a relay fleet that is
@@ -29,7 +31,9 @@ class CdcSlotInvalidationIT {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final String SLOT = "outbox_invalidation_it";
     private final OutboxFixtures fx = new OutboxFixtures();
-    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    @RegisterExtension
+    final TestResources closing = new TestResources();
 
     @BeforeEach
     void clean() {
@@ -40,9 +44,7 @@ class CdcSlotInvalidationIT {
 
     @AfterEach
     void close() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            closing.get(i).close();
-        }
+        closing.closeAll();
         fx.db.execute("ALTER SYSTEM RESET max_slot_wal_keep_size");
         fx.db.rows("SELECT pg_reload_conf()");
         CdcTestSupport.awaitUnreadAndDrop(fx.db, SLOT);

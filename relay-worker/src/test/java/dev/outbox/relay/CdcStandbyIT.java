@@ -10,6 +10,7 @@ import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.relay.cdc.CdcTestSupport;
 import dev.outbox.testkit.JavaProcess;
 import dev.outbox.testkit.RecordingQueue;
+import dev.outbox.testkit.junit.TestResources;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -19,6 +20,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Two relay processes in CDC mode on one slot: one reads, the other stands by. SIGKILL the reader
@@ -29,7 +31,9 @@ class CdcStandbyIT {
     private static final String SLOT = "outbox_standby_it";
     private static final Pattern READS = Pattern.compile("reads replication slot " + SLOT);
     private final OutboxFixtures fx = new OutboxFixtures();
-    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    @RegisterExtension
+    final TestResources closing = new TestResources();
 
     @BeforeEach
     void clean() {
@@ -38,9 +42,7 @@ class CdcStandbyIT {
 
     @AfterEach
     void close() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            closing.get(i).close();
-        }
+        closing.closeAll();
         CdcTestSupport.awaitUnreadAndDrop(fx.db, SLOT);
         fx.close();
     }

@@ -14,8 +14,8 @@ import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.outbox.OutboxStore;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
+import dev.outbox.testkit.junit.TestResources;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,6 +23,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A lane's suspects (messages in flight when a destination error closed their channel) against
@@ -33,7 +34,9 @@ import org.junit.jupiter.api.Test;
  */
 class PublishLaneIT {
     private final OutboxFixtures fx = new OutboxFixtures();
-    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    @RegisterExtension
+    final TestResources closing = new TestResources();
 
     @BeforeEach
     void clean() {
@@ -43,9 +46,7 @@ class PublishLaneIT {
 
     @AfterEach
     void close() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            closing.get(i).close();
-        }
+        closing.closeAll();
         fx.close();
     }
 

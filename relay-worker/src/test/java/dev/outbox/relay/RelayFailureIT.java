@@ -16,6 +16,7 @@ import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.RequiresRabbitMq;
 import dev.outbox.testkit.TcpProxy;
 import dev.outbox.testkit.TestBroker;
+import dev.outbox.testkit.junit.TestResources;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,6 +26,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Every row of the failure table, each caused for real: a TCP proxy that refuses, resets or
@@ -37,7 +39,9 @@ class RelayFailureIT {
     private static final String FAST_BACKOFF = "0s,100ms,100ms,100ms,100ms,100ms,100ms,100ms";
 
     private final OutboxFixtures fx = new OutboxFixtures();
-    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    @RegisterExtension
+    final TestResources closing = new TestResources();
 
     @BeforeEach
     void clean() {
@@ -49,9 +53,7 @@ class RelayFailureIT {
 
     @AfterEach
     void close() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            closing.get(i).close();
-        }
+        closing.closeAll();
         fx.close();
     }
 

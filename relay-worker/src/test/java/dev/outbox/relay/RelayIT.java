@@ -16,6 +16,7 @@ import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
+import dev.outbox.testkit.junit.TestResources;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,12 +26,15 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The relay in-process against real PostgreSQL and RabbitMQ: the happy path and the basic failure paths. */
 class RelayIT {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private final OutboxFixtures fx = new OutboxFixtures();
-    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    @RegisterExtension
+    final TestResources closing = new TestResources();
 
     @BeforeEach
     void clean() {
@@ -41,9 +45,7 @@ class RelayIT {
 
     @AfterEach
     void close() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            closing.get(i).close();
-        }
+        closing.closeAll();
         fx.close();
     }
 

@@ -14,6 +14,7 @@ import dev.outbox.testkit.JavaProcess;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TcpProxy;
 import dev.outbox.testkit.TestBroker;
+import dev.outbox.testkit.junit.TestResources;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -36,6 +37,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,7 +65,10 @@ class RelayLivenessIT {
     private static final String GRACE = System.getProperty("liveness.grace", "2s");
 
     private final OutboxFixtures fx = new OutboxFixtures();
-    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    @RegisterExtension
+    final TestResources closing = new TestResources();
+
     private RecordingQueue wire;
 
     @BeforeEach
@@ -75,9 +80,7 @@ class RelayLivenessIT {
 
     @AfterEach
     void close() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            closing.get(i).close();
-        }
+        closing.closeAll();
         fx.close();
     }
 

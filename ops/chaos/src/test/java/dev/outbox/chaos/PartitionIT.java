@@ -10,6 +10,7 @@ import dev.outbox.testkit.JavaProcess;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
 import dev.outbox.testkit.TestDatabase;
+import dev.outbox.testkit.junit.TestResources;
 import dev.outbox.testkit.net.NetworkSandbox;
 import java.io.IOException;
 import java.net.URI;
@@ -78,7 +79,7 @@ class PartitionIT {
 
     private final TestDatabase db = TestDatabase.get();
     private final TestBroker broker = TestBroker.get();
-    private final List<AutoCloseable> closing = new ArrayList<>();
+    private final TestResources closing = new TestResources();
     private final HttpClient http = HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(3))
@@ -157,15 +158,9 @@ class PartitionIT {
     }
 
     @AfterAll
-    void stop() {
-        // every one is closed, whatever the others do: a namespace must not outlive the test
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            try {
-                closing.get(i).close();
-            } catch (Exception e) {
-                System.out.println("[partition-it] closing " + closing.get(i) + ": " + e);
-            }
-        }
+    void stop() throws Exception {
+        // every one is closed whatever the others do; the first failure is thrown
+        closing.closeAll();
     }
 
     private <T extends AutoCloseable> T later(T c) {

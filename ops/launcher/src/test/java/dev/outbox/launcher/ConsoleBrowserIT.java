@@ -10,6 +10,7 @@ import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
 import dev.outbox.testkit.TestDatabase;
+import dev.outbox.testkit.junit.TestResources;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -20,10 +21,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
@@ -70,7 +71,9 @@ class ConsoleBrowserIT {
     private static final TestDatabase DB = TestDatabase.get();
     private static final TestBroker BROKER = TestBroker.get();
 
-    private final List<AutoCloseable> closing = new ArrayList<>();
+    @RegisterExtension
+    final TestResources closing = new TestResources();
+
     private String url;
     private WebDriver browser;
     private WebDriverWait wait;
@@ -120,13 +123,6 @@ class ConsoleBrowserIT {
         chrome.executeCdpCommand("Page.addScriptToEvaluateOnNewDocument", Map.of("source", CSP_LISTENER));
         wait = new WebDriverWait(browser, Duration.ofSeconds(20));
         Files.createDirectories(SHOTS);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            closing.get(i).close();
-        }
     }
 
     private void logIn(String token, String operator) throws IOException {

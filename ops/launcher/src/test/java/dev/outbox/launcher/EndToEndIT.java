@@ -17,6 +17,7 @@ import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
 import dev.outbox.testkit.TestDatabase;
+import dev.outbox.testkit.junit.TestResources;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -29,9 +30,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** An order placed over HTTP arrives as a ledger entry, through the outbox and RabbitMQ. */
 class EndToEndIT {
@@ -40,20 +41,15 @@ class EndToEndIT {
     private static final SchemaRegistry DRAFT7 = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_7);
     private final HttpClient http =
             HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    @RegisterExtension
+    final TestResources closing = new TestResources();
 
     @BeforeEach
     void clean() {
         DB.reset();
         BROKER.declareTopicExchange(Topology.ORDERS_EXCHANGE);
         BROKER.purgeIfExists(LedgerConsumer.QUEUE);
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            closing.get(i).close();
-        }
     }
 
     private static Settings settings() {

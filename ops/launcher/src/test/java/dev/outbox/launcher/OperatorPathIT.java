@@ -14,6 +14,7 @@ import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
 import dev.outbox.testkit.TestDatabase;
+import dev.outbox.testkit.junit.TestResources;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
@@ -22,9 +23,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import picocli.CommandLine;
 
 /**
@@ -37,7 +38,10 @@ class OperatorPathIT {
     private static final String ROUTING_KEY = "ops.test.unbound";
     private static final TestDatabase DB = TestDatabase.get();
     private static final TestBroker BROKER = TestBroker.get();
-    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    @RegisterExtension
+    final TestResources closing = new TestResources();
+
     private String url;
 
     record Result(int code, String out, String err) {}
@@ -51,13 +55,6 @@ class OperatorPathIT {
         Launcher launcher = Launcher.start(new Settings(env));
         closing.add(launcher);
         url = "http://127.0.0.1:" + launcher.api().port();
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            closing.get(i).close();
-        }
     }
 
     /** outboxctl in this JVM, as the operator "night-shift"; its output never shows the token. */

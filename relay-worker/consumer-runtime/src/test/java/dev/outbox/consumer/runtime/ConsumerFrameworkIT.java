@@ -20,6 +20,7 @@ import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.persistence.PersistenceModule;
 import dev.outbox.testkit.TestBroker;
 import dev.outbox.testkit.TestDatabase;
+import dev.outbox.testkit.junit.TestResources;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,6 +34,7 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The consumer framework against real RabbitMQ and PostgreSQL: ordered apply with prefetch and
@@ -45,7 +47,10 @@ class ConsumerFrameworkIT {
 
     private final TestDatabase db = TestDatabase.get();
     private final TestBroker broker = TestBroker.get();
-    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    @RegisterExtension
+    final TestResources closing = new TestResources();
+
     private HikariDataSource pool;
     private Injector injector;
 
@@ -66,9 +71,7 @@ class ConsumerFrameworkIT {
 
     @AfterEach
     void tearDown() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            closing.get(i).close();
-        }
+        closing.closeAll();
         pool.close();
         broker.deleteQueue(QUEUE);
         broker.deleteQueue(DLQ);

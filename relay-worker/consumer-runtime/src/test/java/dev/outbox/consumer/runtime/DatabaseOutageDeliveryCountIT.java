@@ -16,17 +16,17 @@ import dev.outbox.testkit.RequiresRabbitMq;
 import dev.outbox.testkit.TcpProxy;
 import dev.outbox.testkit.TestBroker;
 import dev.outbox.testkit.TestDatabase;
+import dev.outbox.testkit.junit.TestResources;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 21: a consumer whose database is down must not spend a quorum queue's delivery limit. The
@@ -47,7 +47,10 @@ class DatabaseOutageDeliveryCountIT {
 
     private final TestDatabase db = TestDatabase.get();
     private final TestBroker broker = TestBroker.get();
-    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    @RegisterExtension
+    final TestResources closing = new TestResources();
+
     private TcpProxy proxy;
     private Injector injector;
 
@@ -92,9 +95,7 @@ class DatabaseOutageDeliveryCountIT {
 
     @AfterEach
     void tearDown() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            closing.get(i).close();
-        }
+        closing.closeAll();
         broker.deleteQueue(QUEUE);
         broker.deleteQueue(DLQ);
     }

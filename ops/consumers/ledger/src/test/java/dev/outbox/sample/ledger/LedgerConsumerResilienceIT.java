@@ -24,6 +24,7 @@ import dev.outbox.persistence.outbox.OutboxMessages;
 import dev.outbox.testkit.RequiresRabbitMq;
 import dev.outbox.testkit.TestBroker;
 import dev.outbox.testkit.TestDatabase;
+import dev.outbox.testkit.junit.TestResources;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -44,6 +45,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The ledger consumer process against deliveries it was never meant to see, and against the
@@ -59,7 +61,9 @@ class LedgerConsumerResilienceIT {
 
     private final TestDatabase db = TestDatabase.get();
     private final TestBroker broker = TestBroker.get();
-    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    @RegisterExtension
+    final TestResources closing = new TestResources();
 
     @BeforeEach
     void setUp() {
@@ -71,9 +75,7 @@ class LedgerConsumerResilienceIT {
 
     @AfterEach
     void tearDown() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            closing.get(i).close();
-        }
+        closing.closeAll();
         broker.withChannel(Topology::declare);
     }
 
