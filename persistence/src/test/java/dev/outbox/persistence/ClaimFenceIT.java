@@ -3,9 +3,6 @@ package dev.outbox.persistence;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.inject.Guice;
-import com.google.inject.Injector;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.persistence.outbox.OutboxStore;
 import dev.outbox.persistence.relay.RelayLock;
@@ -19,10 +16,9 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The claim fence against real sessions: a relay with liveness leases rows only while the session
@@ -30,34 +26,20 @@ import org.junit.jupiter.api.Test;
  * so a relay that lost its lock claims nothing even before its own liveness thread notices.
  */
 class ClaimFenceIT {
-    private static final TestDatabase DB = TestDatabase.get();
+    @RegisterExtension
+    static final StoreHarness STORE = new StoreHarness("claim-fence-it", 4);
+
+    private static final TestDatabase DB = StoreHarness.DB;
     private static final String RELAY = "relay-fenced";
-    private static HikariDataSource pool;
     private static OutboxStore store;
 
     @BeforeAll
     static void start() {
-        pool = DataSources.create(DatabaseConfig.of(DB.url(), DB.user(), DB.password(), "claim-fence-it")
-                .withPoolSize(4));
-        Injector injector = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(30)));
-        store = injector.getInstance(OutboxStore.class);
-    }
-
-    @AfterAll
-    static void stop() {
-        pool.close();
-    }
-
-    @BeforeEach
-    void clean() {
-        DB.reset();
+        store = STORE.get(OutboxStore.class);
     }
 
     private static RelayLock lockOf(String relayId) {
-        RelayLock lock = RelayLock.connect(
-                DatabaseConfig.of(DB.url(), DB.user(), DB.password(), "claim-fence-it"),
-                relayId,
-                Duration.ofSeconds(10));
+        RelayLock lock = RelayLock.connect(STORE.config(), relayId, Duration.ofSeconds(10));
         assertTrue(lock.tryAcquire());
         // what the liveness holder does once it holds the lock, before it opens its claim gate
         lock.recordIncarnation("test-host", ProcessHandle.current().pid(), Instant.now());

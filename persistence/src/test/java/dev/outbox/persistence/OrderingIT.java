@@ -4,42 +4,28 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.inject.Guice;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.kernel.outbox.ErrorCode;
 import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.persistence.outbox.Failure;
 import dev.outbox.persistence.outbox.OutboxStore;
 import dev.outbox.testkit.TestDatabase;
-import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Per-aggregate order in the claim, and gapless, unique versions enforced by the database. */
 class OrderingIT {
-    private static final TestDatabase DB = TestDatabase.get();
-    private static HikariDataSource pool;
+    @RegisterExtension
+    static final StoreHarness STORE = new StoreHarness("ordering-it", 10);
+
+    private static final TestDatabase DB = StoreHarness.DB;
     private static OutboxStore store;
 
     @BeforeAll
     static void start() {
-        pool = DataSources.create(DatabaseConfig.of(DB.url(), DB.user(), DB.password(), "ordering-it"));
-        store = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(30)))
-                .getInstance(OutboxStore.class);
-    }
-
-    @AfterAll
-    static void stop() {
-        pool.close();
-    }
-
-    @BeforeEach
-    void clean() {
-        DB.reset();
+        store = STORE.get(OutboxStore.class);
     }
 
     static void insert(String aggregate, long version, String type) {

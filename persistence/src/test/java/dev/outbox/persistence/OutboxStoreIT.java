@@ -6,9 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.inject.Guice;
-import com.google.inject.Injector;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.kernel.outbox.ErrorCode;
 import dev.outbox.kernel.outbox.Lease;
 import dev.outbox.kernel.outbox.OutboxRecord;
@@ -30,33 +27,21 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The relay's SQL against real PostgreSQL: claim, lease fencing, release, stale-lock recovery. */
 class OutboxStoreIT {
-    private static final TestDatabase DB = TestDatabase.get();
-    private static HikariDataSource pool;
+    @RegisterExtension
+    static final StoreHarness STORE = new StoreHarness("outbox-store-it", 8);
+
+    private static final TestDatabase DB = StoreHarness.DB;
     private static OutboxStore store;
 
     @BeforeAll
     static void start() {
-        pool = DataSources.create(DatabaseConfig.of(DB.url(), DB.user(), DB.password(), "outbox-store-it")
-                .withPoolSize(8));
-        Injector injector = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(30)));
-        store = injector.getInstance(OutboxStore.class);
-    }
-
-    @AfterAll
-    static void stop() {
-        pool.close();
-    }
-
-    @BeforeEach
-    void clean() {
-        DB.reset();
+        store = STORE.get(OutboxStore.class);
     }
 
     static UUID insertRow(String status, String nextAttempt) {

@@ -3,9 +3,6 @@ package dev.outbox.persistence;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.inject.Guice;
-import com.google.inject.Injector;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.persistence.outbox.OutboxMapper;
 import dev.outbox.persistence.relay.RelayLock;
 import dev.outbox.persistence.relay.RelayRegistry;
@@ -19,10 +16,9 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.mybatis.guice.transactional.Transactional;
 
 /**
@@ -33,39 +29,25 @@ import org.mybatis.guice.transactional.Transactional;
  * the fleet forever, while the rows that merely shared a batch with it lose nothing.
  */
 class RelayRegistryIT {
-    private static final TestDatabase DB = TestDatabase.get();
+    @RegisterExtension
+    static final StoreHarness STORE = new StoreHarness("relay-registry-it", 4);
+
+    private static final TestDatabase DB = StoreHarness.DB;
     private static final int MAX_ATTEMPTS = 5;
     /** Judges a relay by its lock alone; the grace has tests of its own. */
     private static final Duration NO_GRACE = Duration.ZERO;
 
-    private static HikariDataSource pool;
     private static RelayRegistry registry;
     private static InOneTransaction inOneTransaction;
 
     @BeforeAll
     static void start() {
-        pool = DataSources.create(DatabaseConfig.of(DB.url(), DB.user(), DB.password(), "relay-registry-it")
-                .withPoolSize(4));
-        Injector injector = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(30)));
-        registry = injector.getInstance(RelayRegistry.class);
-        inOneTransaction = injector.getInstance(InOneTransaction.class);
-    }
-
-    @AfterAll
-    static void stop() {
-        pool.close();
-    }
-
-    @BeforeEach
-    void clean() {
-        DB.reset();
+        registry = STORE.get(RelayRegistry.class);
+        inOneTransaction = STORE.get(InOneTransaction.class);
     }
 
     private static RelayLock lock(String relayId) {
-        return RelayLock.connect(
-                DatabaseConfig.of(DB.url(), DB.user(), DB.password(), "relay-registry-it"),
-                relayId,
-                Duration.ofSeconds(10));
+        return RelayLock.connect(STORE.config(), relayId, Duration.ofSeconds(10));
     }
 
     /** Registers {@code relayId}, takes its lock, and ends the session as a SIGKILL would: the relay died. */
@@ -317,7 +299,11 @@ class RelayRegistryIT {
                                 DB
                                         .rows(
                                                 "SELECT objid::bigint AS key FROM pg_locks WHERE locktype = 'advisory' AND granted"
-                                                        + " AND classid = ?::integer::oid ORDER BY 1",
+                                                        + " AND classid = ?::integer::oid"
+                                                        // pg_locks is the whole server's: another database's relays are
+                                                        // not ours
+                                                        + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+                                                        + " ORDER BY 1",
                                                 RelayLock.NAMESPACE)
                                         .stream()
                                         .map(r -> relayByKey.get(((Number) r.get("key")).longValue()))

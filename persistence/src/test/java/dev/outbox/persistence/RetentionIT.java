@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.inject.Guice;
-import com.google.inject.Injector;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.persistence.retention.RetentionPolicy;
 import dev.outbox.persistence.retention.RetentionRun;
 import dev.outbox.testkit.TestDatabase;
@@ -17,34 +14,23 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.apache.ibatis.session.SqlSessionFactory;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Retention deletes only finished history, in batches, one runner at a time. */
 class RetentionIT {
-    private static final TestDatabase DB = TestDatabase.get();
-    private static HikariDataSource pool;
+    @RegisterExtension
+    static final StoreHarness STORE = new StoreHarness("retention-it", 10);
+
+    private static final TestDatabase DB = StoreHarness.DB;
     private static RetentionRun retention;
     private static final RetentionPolicy POLICY = new RetentionPolicy(
             true, Duration.ofDays(7), Duration.ofDays(14), 10, Duration.ZERO, Duration.ofMinutes(10), Duration.ZERO);
 
     @BeforeAll
     static void start() {
-        pool = DataSources.create(DatabaseConfig.of(DB.url(), DB.user(), DB.password(), "retention-it"));
-        Injector injector = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(30)));
-        retention = RetentionRun.forProduct(pool, injector.getInstance(SqlSessionFactory.class));
-    }
-
-    @AfterAll
-    static void stop() {
-        pool.close();
-    }
-
-    @BeforeEach
-    void clean() {
-        DB.reset();
+        retention = RetentionRun.forProduct(STORE.pool(), STORE.get(SqlSessionFactory.class));
     }
 
     /** n rows in a status, created (and finished) {@code daysAgo} days ago. */
@@ -135,7 +121,7 @@ class RetentionIT {
     @Test
     void onlyOneRunnerAtATime() throws Exception {
         rows(3, "PUBLISHED", 30);
-        try (Connection other = pool.getConnection();
+        try (Connection other = STORE.pool().getConnection();
                 PreparedStatement lock = other.prepareStatement("SELECT pg_advisory_lock(?)")) {
             lock.setLong(1, RetentionRun.LOCK_KEY);
             lock.execute();

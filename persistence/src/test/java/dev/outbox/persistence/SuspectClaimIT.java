@@ -4,21 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.inject.Guice;
-import com.google.inject.Injector;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.persistence.outbox.OutboxStore;
 import dev.outbox.testkit.TestDatabase;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Suspects (rows given back because the relay holding them died) against real PostgreSQL: ordinary
@@ -26,26 +21,15 @@ import org.junit.jupiter.api.Test;
  * order, and the versions after a suspect wait for it.
  */
 class SuspectClaimIT {
-    private static final TestDatabase DB = TestDatabase.get();
-    private static HikariDataSource pool;
+    @RegisterExtension
+    static final StoreHarness STORE = new StoreHarness("suspect-claim-it", 4);
+
+    private static final TestDatabase DB = StoreHarness.DB;
     private static OutboxStore store;
 
     @BeforeAll
     static void start() {
-        pool = DataSources.create(DatabaseConfig.of(DB.url(), DB.user(), DB.password(), "suspect-claim-it")
-                .withPoolSize(4));
-        Injector injector = Guice.createInjector(new PersistenceModule(pool, Duration.ofSeconds(30)));
-        store = injector.getInstance(OutboxStore.class);
-    }
-
-    @AfterAll
-    static void stop() {
-        pool.close();
-    }
-
-    @BeforeEach
-    void clean() {
-        DB.reset();
+        store = STORE.get(OutboxStore.class);
     }
 
     /** A row of aggregate {@code aggregate} at {@code version}, as a dead relay's sweep leaves it when suspect. */

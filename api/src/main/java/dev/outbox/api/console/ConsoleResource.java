@@ -60,20 +60,7 @@ public final class ConsoleResource {
                 .build();
     }
 
-    @Operation(
-            operationId = "consoleFile",
-            tags = "console",
-            summary = "The console's script and style",
-            responses = {
-                @ApiResponse(
-                        responseCode = "200",
-                        description = "The file.",
-                        content = {
-                            @Content(mediaType = "application/javascript", schema = @Schema(type = "string")),
-                            @Content(mediaType = "text/css", schema = @Schema(type = "string"))
-                        }),
-                @ApiResponse(responseCode = "404", description = "Any other name.")
-            })
+    @Operation(operationId = "consoleFile", tags = "console", summary = "The console's script and style")
     @GET
     @Path("console/{file}")
     public Response file(

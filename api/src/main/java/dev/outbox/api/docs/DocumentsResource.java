@@ -122,17 +122,7 @@ public final class DocumentsResource {
     @Operation(
             operationId = "docsFile",
             tags = "documents",
-            summary = "The page's scripts and styles (its own, and Swagger UI's from the WebJar)",
-            responses = {
-                @ApiResponse(
-                        responseCode = "200",
-                        description = "The file.",
-                        content = {
-                            @Content(mediaType = "application/javascript", schema = @Schema(type = "string")),
-                            @Content(mediaType = "text/css", schema = @Schema(type = "string"))
-                        }),
-                @ApiResponse(responseCode = "404", description = "Any other name.")
-            })
+            summary = "The page's scripts and styles (its own, and Swagger UI's from the WebJar)")
     @GET
     @Path("docs/{file}")
     public Response pageFile(
