@@ -9,7 +9,6 @@ import dev.outbox.config.Settings;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.relay.cdc.CdcTestSupport;
-import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
 import dev.outbox.testkit.junit.TestResources;
@@ -23,6 +22,7 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -35,23 +35,25 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class CdcRelayIT {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final String SLOT = "outbox_relay_it";
-    private final OutboxFixtures fx = new OutboxFixtures();
+    // registered first, so closed last: after the resources the test started
+    @RegisterExtension
+    @Order(1)
+    final OutboxFixtures fx = OutboxFixtures.create().purgeLedger();
 
     @RegisterExtension
+    @Order(2)
     final TestResources closing = new TestResources();
 
     @BeforeEach
     void clean() {
         CdcTestSupport.freshStart(fx.db, fx.broker, SLOT);
         fx.db.update("DELETE FROM outbox_cdc_position");
-        fx.broker.purgeIfExists(LedgerConsumer.QUEUE);
     }
 
     @AfterEach
     void close() throws Exception {
         closing.closeAll();
         CdcTestSupport.awaitUnreadAndDrop(fx.db, SLOT);
-        fx.close();
     }
 
     private RelayApp startRelay(String... env) {

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -30,9 +31,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class CdcSlotInvalidationIT {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final String SLOT = "outbox_invalidation_it";
-    private final OutboxFixtures fx = new OutboxFixtures();
+    // registered first, so closed last: after the resources the test started
+    @RegisterExtension
+    @Order(1)
+    final OutboxFixtures fx = OutboxFixtures.create();
 
     @RegisterExtension
+    @Order(2)
     final TestResources closing = new TestResources();
 
     @BeforeEach
@@ -48,7 +53,6 @@ class CdcSlotInvalidationIT {
         fx.db.execute("ALTER SYSTEM RESET max_slot_wal_keep_size");
         fx.db.rows("SELECT pg_reload_conf()");
         CdcTestSupport.awaitUnreadAndDrop(fx.db, SLOT);
-        fx.close();
     }
 
     private RelayApp relay() {

@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -30,9 +31,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class CdcStandbyIT {
     private static final String SLOT = "outbox_standby_it";
     private static final Pattern READS = Pattern.compile("reads replication slot " + SLOT);
-    private final OutboxFixtures fx = new OutboxFixtures();
+    // registered first, so closed last: after the resources the test started
+    @RegisterExtension
+    @Order(1)
+    final OutboxFixtures fx = OutboxFixtures.create();
 
     @RegisterExtension
+    @Order(2)
     final TestResources closing = new TestResources();
 
     @BeforeEach
@@ -44,7 +49,6 @@ class CdcStandbyIT {
     void close() throws Exception {
         closing.closeAll();
         CdcTestSupport.awaitUnreadAndDrop(fx.db, SLOT);
-        fx.close();
     }
 
     private JavaProcess relay(String id) throws java.io.IOException {

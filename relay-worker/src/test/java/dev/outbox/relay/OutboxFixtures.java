@@ -8,6 +8,7 @@ import dev.outbox.MessageContext;
 import dev.outbox.domain.Money;
 import dev.outbox.domain.Order;
 import dev.outbox.domain.OrderLine;
+import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.DataSources;
 import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.persistence.PersistenceModule;
@@ -15,6 +16,7 @@ import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.persistence.outbox.OutboxMapper;
 import dev.outbox.persistence.outbox.OutboxMessages;
 import dev.outbox.persistence.outbox.OutboxStore;
+import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.TestBroker;
 import dev.outbox.testkit.TestDatabase;
 import java.time.Duration;
@@ -26,15 +28,78 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
-/** Writes outbox rows the way the application does (domain event -> contract-checked snapshot). */
-public final class OutboxFixtures implements AutoCloseable {
+/**
+ * Writes outbox rows the way the application does (domain event -> contract-checked snapshot),
+ * and, registered as an extension, sets up what each relay IT starts from and closes its pool
+ * after: {@code @RegisterExtension final OutboxFixtures fx = OutboxFixtures.create().reset().exchange();}
+ * empties the outbox and declares the orders exchange before each test.
+ */
+public final class OutboxFixtures implements AutoCloseable, BeforeEachCallback, AfterEachCallback {
     static final Currency EUR = Currency.getInstance("EUR");
 
     final TestDatabase db = TestDatabase.get();
     final TestBroker broker = TestBroker.get();
     private final HikariDataSource pool;
     final Injector injector;
+
+    private boolean reset;
+    private boolean exchange;
+    private boolean topology;
+    private boolean purgeLedger;
+
+    /** Fixtures that set nothing up; add what the tests start from. */
+    static OutboxFixtures create() {
+        return new OutboxFixtures();
+    }
+
+    /** Before each test: an empty outbox ({@code TestDatabase.reset}). */
+    OutboxFixtures reset() {
+        reset = true;
+        return this;
+    }
+
+    /** Before each test: the orders exchange, and nothing bound to it. */
+    OutboxFixtures exchange() {
+        exchange = true;
+        return this;
+    }
+
+    /** Before each test: the whole product topology (exchange, consumer queues, bindings). */
+    OutboxFixtures topology() {
+        topology = true;
+        return this;
+    }
+
+    /** Before each test: the ledger's queue emptied of what an earlier test left in it. */
+    OutboxFixtures purgeLedger() {
+        purgeLedger = true;
+        return this;
+    }
+
+    @Override
+    public void beforeEach(ExtensionContext context) {
+        if (reset) {
+            db.reset();
+        }
+        if (exchange) {
+            broker.declareTopicExchange(Topology.ORDERS_EXCHANGE);
+        }
+        if (topology) {
+            broker.withChannel(Topology::declare);
+        }
+        if (purgeLedger) {
+            broker.purgeIfExists(LedgerConsumer.QUEUE);
+        }
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) {
+        close();
+    }
 
     OutboxFixtures() {
         pool = DataSources.create(DatabaseConfig.of(db.url(), db.user(), db.password(), "relay-it-fixtures")

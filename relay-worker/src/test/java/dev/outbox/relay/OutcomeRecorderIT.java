@@ -23,8 +23,8 @@ import java.util.UUID;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The recorder against PostgreSQL: a row the database refuses for good (a failure text with a
@@ -34,20 +34,17 @@ import org.junit.jupiter.api.Test;
  */
 class OutcomeRecorderIT {
     private static final Duration WAIT = Duration.ofSeconds(20);
-    private final OutboxFixtures fx = new OutboxFixtures();
-    private OutcomeRecorder recorder;
 
-    @BeforeEach
-    void clean() {
-        fx.db.reset();
-    }
+    @RegisterExtension
+    final OutboxFixtures fx = OutboxFixtures.create().reset();
+
+    private OutcomeRecorder recorder;
 
     @AfterEach
     void close() throws InterruptedException {
         if (recorder != null) {
             recorder.stopAndFlush(Duration.ofSeconds(5));
         }
-        fx.close();
     }
 
     @Test

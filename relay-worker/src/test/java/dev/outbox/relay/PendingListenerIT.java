@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The notification listener survives what it does not expect: a wake-up that throws (any
@@ -18,12 +19,14 @@ import org.junit.jupiter.api.Test;
  */
 class PendingListenerIT {
     private static final Duration WAIT = Duration.ofSeconds(15);
-    private final OutboxFixtures fx = new OutboxFixtures();
+
+    @RegisterExtension
+    final OutboxFixtures fx = OutboxFixtures.create().reset();
+
     private PendingListener listener;
 
     @BeforeEach
     void clean() {
-        fx.db.reset();
         // some relay waits, so that the trigger notifies on every commit (migration V6)
         fx.db.update("INSERT INTO outbox_relay_waiters (relay_id) VALUES ('waiting-relay')");
     }
@@ -33,7 +36,6 @@ class PendingListenerIT {
         if (listener != null) {
             listener.close();
         }
-        fx.close();
     }
 
     @Test

@@ -20,8 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -33,22 +32,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * so what the lane does here is isolation and nothing else.
  */
 class PublishLaneIT {
-    private final OutboxFixtures fx = new OutboxFixtures();
+    // registered first, so closed last: after the resources the test started
+    @RegisterExtension
+    @Order(1)
+    final OutboxFixtures fx = OutboxFixtures.create().reset().topology();
 
     @RegisterExtension
+    @Order(2)
     final TestResources closing = new TestResources();
-
-    @BeforeEach
-    void clean() {
-        fx.db.reset();
-        fx.broker.withChannel(Topology::declare);
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        closing.closeAll();
-        fx.close();
-    }
 
     @Test
     void suspectsAreKeptWhileTheBrokerIsAwayThenEachIsPublishedAloneAndOnlyTheGuiltyOneParked() throws Exception {

@@ -28,8 +28,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -40,23 +39,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * another relay publishes the same message ids again, and the ledger applies each payment once.
  */
 class RelayCrashIT {
-    private final OutboxFixtures fx = new OutboxFixtures();
+    // registered first, so closed last: after the resources the test started
+    @RegisterExtension
+    @Order(1)
+    final OutboxFixtures fx = OutboxFixtures.create().reset().exchange().purgeLedger();
 
     @RegisterExtension
+    @Order(2)
     final TestResources closing = new TestResources();
-
-    @BeforeEach
-    void clean() {
-        fx.db.reset();
-        fx.broker.declareTopicExchange(Topology.ORDERS_EXCHANGE);
-        fx.broker.purgeIfExists(LedgerConsumer.QUEUE);
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        closing.closeAll();
-        fx.close();
-    }
 
     /** The relay process's own count of broker confirms, from its {@code /metrics}. */
     private static double confirmsSeen(JavaProcess relay) throws Exception {

@@ -17,8 +17,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
@@ -43,25 +43,21 @@ class RelayCrashLoopIT {
     /** The default backoff has five steps: the poison row may kill the relay this often while alone. */
     private static final int ATTEMPTS = RelayConfig.DEFAULT_BACKOFF.size();
 
-    private final OutboxFixtures fx = new OutboxFixtures();
+    // registered first, so closed last: after the resources the test started
+    @RegisterExtension
+    @Order(1)
+    final OutboxFixtures fx = OutboxFixtures.create().reset().exchange();
 
     @RegisterExtension
+    @Order(2)
     final TestResources closing = new TestResources();
 
     private RecordingQueue wire;
 
     @BeforeEach
     void clean() {
-        fx.db.reset();
-        fx.broker.declareTopicExchange(Topology.ORDERS_EXCHANGE);
         wire = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "#");
         closing.add(wire);
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        closing.closeAll();
-        fx.close();
     }
 
     private UUID row(String aggregate, Long version, String payload) {

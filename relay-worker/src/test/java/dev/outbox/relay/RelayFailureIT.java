@@ -10,7 +10,6 @@ import dev.outbox.kernel.outbox.ErrorCode;
 import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.kernel.outbox.OutboxStatus;
 import dev.outbox.messaging.Topology;
-import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.RabbitAdmin;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.RequiresRabbitMq;
@@ -23,8 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -38,24 +36,15 @@ class RelayFailureIT {
     /** Fast retries, same budget shape: the tests must not wait for the production 10 s/1 min steps. */
     private static final String FAST_BACKOFF = "0s,100ms,100ms,100ms,100ms,100ms,100ms,100ms";
 
-    private final OutboxFixtures fx = new OutboxFixtures();
+    // registered first, so closed last: after the resources the test started
+    @RegisterExtension
+    @Order(1)
+    final OutboxFixtures fx =
+            OutboxFixtures.create().reset().exchange().topology().purgeLedger();
 
     @RegisterExtension
+    @Order(2)
     final TestResources closing = new TestResources();
-
-    @BeforeEach
-    void clean() {
-        fx.db.reset();
-        fx.broker.declareTopicExchange(Topology.ORDERS_EXCHANGE);
-        fx.broker.withChannel(Topology::declare);
-        fx.broker.purgeIfExists(LedgerConsumer.QUEUE);
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        closing.closeAll();
-        fx.close();
-    }
 
     private <T extends AutoCloseable> T closeLater(T c) {
         closing.add(c);

@@ -13,7 +13,6 @@ import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.kernel.outbox.OutboxStatus;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
-import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
 import dev.outbox.testkit.junit.TestResources;
@@ -23,31 +22,21 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The relay in-process against real PostgreSQL and RabbitMQ: the happy path and the basic failure paths. */
 class RelayIT {
     private static final Duration WAIT = Duration.ofSeconds(20);
-    private final OutboxFixtures fx = new OutboxFixtures();
+    // registered first, so closed last: after the resources the test started
+    @RegisterExtension
+    @Order(1)
+    final OutboxFixtures fx = OutboxFixtures.create().reset().exchange().purgeLedger();
 
     @RegisterExtension
+    @Order(2)
     final TestResources closing = new TestResources();
-
-    @BeforeEach
-    void clean() {
-        fx.db.reset();
-        fx.broker.declareTopicExchange(Topology.ORDERS_EXCHANGE);
-        fx.broker.purgeIfExists(LedgerConsumer.QUEUE);
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        closing.closeAll();
-        fx.close();
-    }
 
     private RelayApp startRelay(String... env) {
         RelayApp app = RelayApp.start(new Settings(fx.env(env)));

@@ -34,8 +34,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
@@ -64,24 +64,20 @@ class RelayLivenessIT {
      */
     private static final String GRACE = System.getProperty("liveness.grace", "2s");
 
-    private final OutboxFixtures fx = new OutboxFixtures();
+    // registered first, so closed last: after the resources the test started
+    @RegisterExtension
+    @Order(1)
+    final OutboxFixtures fx = OutboxFixtures.create().reset().exchange();
 
     @RegisterExtension
+    @Order(2)
     final TestResources closing = new TestResources();
 
     private RecordingQueue wire;
 
     @BeforeEach
     void clean() {
-        fx.db.reset();
-        fx.broker.declareTopicExchange(Topology.ORDERS_EXCHANGE);
         wire = closeLater(fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "#"));
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        closing.closeAll();
-        fx.close();
     }
 
     private <T extends AutoCloseable> T closeLater(T c) {

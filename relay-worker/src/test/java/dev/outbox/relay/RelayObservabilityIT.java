@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.outbox.MessageContext;
 import dev.outbox.config.Settings;
 import dev.outbox.messaging.Topology;
-import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TcpProxy;
 import dev.outbox.testkit.junit.TestResources;
@@ -18,33 +17,23 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The relay's /metrics and /health, read over HTTP like Prometheus and a load balancer would. */
 class RelayObservabilityIT {
-    private final OutboxFixtures fx = new OutboxFixtures();
+    // registered first, so closed last: after the resources the test started
+    @RegisterExtension
+    @Order(1)
+    final OutboxFixtures fx = OutboxFixtures.create().reset().topology().purgeLedger();
 
     @RegisterExtension
+    @Order(2)
     final TestResources closing = new TestResources();
 
     private final HttpClient http =
             HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-
-    @BeforeEach
-    void clean() {
-        fx.db.reset();
-        fx.broker.withChannel(Topology::declare);
-        fx.broker.purgeIfExists(LedgerConsumer.QUEUE);
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        closing.closeAll();
-        fx.close();
-    }
 
     private HttpResponse<String> get(RelayApp relay, String path) throws Exception {
         return http.send(

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.config.Settings;
 import dev.outbox.messaging.Topology;
-import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.JavaProcess;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
@@ -20,31 +19,21 @@ import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Strict per-aggregate order on the wire, with a parked version and with two relay processes. */
 class RelayOrderingIT {
     private static final Duration WAIT = Duration.ofSeconds(60);
-    private final OutboxFixtures fx = new OutboxFixtures();
+    // registered first, so closed last: after the resources the test started
+    @RegisterExtension
+    @Order(1)
+    final OutboxFixtures fx = OutboxFixtures.create().reset().topology().purgeLedger();
 
     @RegisterExtension
+    @Order(2)
     final TestResources closing = new TestResources();
-
-    @BeforeEach
-    void clean() {
-        fx.db.reset();
-        fx.broker.withChannel(Topology::declare);
-        fx.broker.purgeIfExists(LedgerConsumer.QUEUE);
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        closing.closeAll();
-        fx.close();
-    }
 
     private void insertVersion(String aggregate, long version, String routingKey) {
         fx.db.update(

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.rabbitmq.client.AMQP;
 import dev.outbox.config.Settings;
 import dev.outbox.messaging.Topology;
-import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.JavaProcess;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TcpProxy;
@@ -21,31 +20,21 @@ import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The relay as an operating-system process: graceful SIGTERM, and surviving a database outage. */
 class RelayProcessIT {
     private static final Duration WAIT = Duration.ofSeconds(60);
-    private final OutboxFixtures fx = new OutboxFixtures();
+    // registered first, so closed last: after the resources the test started
+    @RegisterExtension
+    @Order(1)
+    final OutboxFixtures fx = OutboxFixtures.create().reset().topology().purgeLedger();
 
     @RegisterExtension
+    @Order(2)
     final TestResources closing = new TestResources();
-
-    @BeforeEach
-    void clean() {
-        fx.db.reset();
-        fx.broker.withChannel(Topology::declare);
-        fx.broker.purgeIfExists(LedgerConsumer.QUEUE);
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        closing.closeAll();
-        fx.close();
-    }
 
     private <T extends AutoCloseable> T closeLater(T c) {
         closing.add(c);

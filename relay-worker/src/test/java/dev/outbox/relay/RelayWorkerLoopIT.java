@@ -19,8 +19,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A publishing lane, and the thread that publishes suspects alone, survive whatever their work
@@ -29,15 +29,11 @@ import org.junit.jupiter.api.Test;
  * relay's rows again. The surprise is counted and the loop carries on.
  */
 class RelayWorkerLoopIT {
-    private final OutboxFixtures fx = new OutboxFixtures();
+    @RegisterExtension
+    final OutboxFixtures fx = OutboxFixtures.create().reset().exchange();
+
     private BrokerSession session;
     private OutboxRelay relay;
-
-    @BeforeEach
-    void clean() {
-        fx.db.reset();
-        fx.broker.declareTopicExchange(Topology.ORDERS_EXCHANGE);
-    }
 
     @AfterEach
     void close() {
@@ -47,7 +43,6 @@ class RelayWorkerLoopIT {
         if (session != null) {
             session.close();
         }
-        fx.close();
     }
 
     @Test

@@ -9,9 +9,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
@@ -21,17 +20,8 @@ import org.postgresql.PGNotification;
  * work.
  */
 class WaitAnnouncerIT {
-    private final OutboxFixtures fx = new OutboxFixtures();
-
-    @BeforeEach
-    void clean() {
-        fx.db.reset();
-    }
-
-    @AfterEach
-    void close() {
-        fx.close();
-    }
+    @RegisterExtension
+    final OutboxFixtures fx = OutboxFixtures.create().reset();
 
     private long registrations() {
         return fx.db.count("SELECT count(*) FROM outbox_relay_waiters WHERE relay_id = 'relay-lanes'");
