@@ -3,7 +3,6 @@ package dev.outbox.api.console;
 import dev.outbox.api.http.BundledText;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
-import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.inject.Singleton;
@@ -45,12 +44,7 @@ public final class ConsoleResource {
             tags = "console",
             summary =
                     "The operator console: overview, search, row detail with repair actions, audit log (a page for people, on the /ops API and its tokens)",
-            responses = {
-                @ApiResponse(
-                        responseCode = "200",
-                        description = "HTML.",
-                        content = @Content(mediaType = "text/html", schema = @Schema(type = "string")))
-            })
+            responses = {@ApiResponse(responseCode = "200", description = "HTML.")})
     @GET
     @Path("console")
     @Produces(MediaType.TEXT_HTML)

@@ -6,7 +6,6 @@ import dev.outbox.api.http.BundledText;
 import dev.outbox.kernel.contract.MessageContracts;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
-import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.ws.rs.GET;
@@ -69,12 +68,7 @@ public final class DocumentsResource {
             operationId = "asyncApi",
             tags = "documents",
             summary = "AsyncAPI 3.0 document of the published messages",
-            responses = {
-                @ApiResponse(
-                        responseCode = "200",
-                        description = "Generated from the message contracts.",
-                        content = @Content(mediaType = "application/json", schema = @Schema(type = "object")))
-            })
+            responses = {@ApiResponse(responseCode = "200", description = "Generated from the message contracts.")})
     @GET
     @Path("asyncapi.json")
     @Produces(MediaType.APPLICATION_JSON)
@@ -86,12 +80,7 @@ public final class DocumentsResource {
             operationId = "openApi",
             tags = "documents",
             summary = "This document",
-            responses = {
-                @ApiResponse(
-                        responseCode = "200",
-                        description = "OpenAPI 3.1.",
-                        content = @Content(mediaType = "application/json", schema = @Schema(type = "object")))
-            })
+            responses = {@ApiResponse(responseCode = "200", description = "OpenAPI 3.1.")})
     @GET
     @Path("openapi.json")
     @Produces(MediaType.APPLICATION_JSON)
@@ -103,12 +92,7 @@ public final class DocumentsResource {
             operationId = "docs",
             tags = "documents",
             summary = "The documents as a page for people",
-            responses = {
-                @ApiResponse(
-                        responseCode = "200",
-                        description = "HTML.",
-                        content = @Content(mediaType = "text/html", schema = @Schema(type = "string")))
-            })
+            responses = {@ApiResponse(responseCode = "200", description = "HTML.")})
     @GET
     @Path("docs")
     @Produces(MediaType.TEXT_HTML)

@@ -9,7 +9,9 @@ import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.Operation;
 import io.swagger.v3.oas.models.media.Content;
 import io.swagger.v3.oas.models.media.MediaType;
+import io.swagger.v3.oas.models.media.ObjectSchema;
 import io.swagger.v3.oas.models.media.Schema;
+import io.swagger.v3.oas.models.media.StringSchema;
 import io.swagger.v3.oas.models.responses.ApiResponse;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.Response;
@@ -23,7 +25,7 @@ import java.util.Map;
 /**
  * What a resource method says of itself beyond swagger's own annotations: its {@link Example}s,
  * its {@link Fixture}, its {@link ConsoleAction}, and its success body (the view type it returns,
- * or {@link Returns}). Each is written into the operation the method's {@code @Operation} names.
+ * or {@link Returns}; a page or text it builds as a string is what its {@code @Produces} says). Each is written into the operation the method's {@code @Operation} names.
  */
 final class MethodDocs {
     private MethodDocs() {}
@@ -95,15 +97,21 @@ final class MethodDocs {
     private static void successBody(OpenAPI api, Operation op, Class<?> resource, Method m) {
         Returns returns = m.getAnnotation(Returns.class);
         Type type = returns != null ? returns.value() : m.getGenericReturnType();
-        if (type == Response.class || type == String.class || type == void.class) {
+        if (type == void.class) {
             return;
         }
         for (Map.Entry<String, ApiResponse> answer : op.getResponses().entrySet()) {
             if (answer.getKey().startsWith("2") && answer.getValue().getContent() == null) {
-                ResolvedSchema resolved = ModelConverters.getInstance(true)
-                        .resolveAsResolvedSchema(new AnnotatedType(type).resolveAsRef(true));
-                resolved.referencedSchemas.forEach(api.getComponents()::addSchemas);
-                Schema<?> schema = resolved.schema;
+                Schema<?> schema;
+                if (type == Response.class || type == String.class) {
+                    // a page, a text or a document built as a string: what it is, is what it produces
+                    schema = mediaType(resource, m).startsWith("text/") ? new StringSchema() : new ObjectSchema();
+                } else {
+                    ResolvedSchema resolved = ModelConverters.getInstance(true)
+                            .resolveAsResolvedSchema(new AnnotatedType(type).resolveAsRef(true));
+                    resolved.referencedSchemas.forEach(api.getComponents()::addSchemas);
+                    schema = resolved.schema;
+                }
                 answer.getValue()
                         .setContent(new Content().addMediaType(mediaType(resource, m), new MediaType().schema(schema)));
                 return;
@@ -116,6 +124,9 @@ final class MethodDocs {
         if (produces == null) {
             produces = resource.getAnnotation(Produces.class);
         }
-        return produces == null ? jakarta.ws.rs.core.MediaType.APPLICATION_JSON : produces.value()[0];
+        // the media type without its parameters: "text/plain; version=0.0.4" is text/plain
+        return produces == null
+                ? jakarta.ws.rs.core.MediaType.APPLICATION_JSON
+                : produces.value()[0].split(";", 2)[0].trim();
     }
 }

@@ -2,8 +2,6 @@ package dev.outbox.api.health;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.swagger.v3.oas.annotations.Operation;
-import io.swagger.v3.oas.annotations.media.Content;
-import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -22,12 +20,7 @@ public final class MetricsResource {
             operationId = "metrics",
             tags = "health",
             summary = "Prometheus metrics",
-            responses = {
-                @ApiResponse(
-                        responseCode = "200",
-                        description = "Prometheus text format 0.0.4.",
-                        content = @Content(mediaType = "text/plain", schema = @Schema(type = "string")))
-            })
+            responses = {@ApiResponse(responseCode = "200", description = "Prometheus text format 0.0.4.")})
     @GET
     @Produces("text/plain; version=0.0.4; charset=utf-8")
     public String scrape() {

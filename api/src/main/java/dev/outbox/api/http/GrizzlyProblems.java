@@ -34,16 +34,14 @@ public final class GrizzlyProblems {
             this.jersey = jersey;
         }
 
+        private static void invalidTarget(Response response, String detail) throws IOException {
+            write(response, Problem.of(400, "invalid_request_target", "Invalid request", detail));
+        }
+
         @Override
         public void service(Request request, Response response) throws Exception {
             if (!hostIsAHost(request)) {
-                write(
-                        response,
-                        Problem.of(
-                                400,
-                                "invalid_request_target",
-                                "Invalid request",
-                                "the Host header is not a host name or address with an optional port"));
+                invalidTarget(response, "the Host header is not a host name or address with an optional port");
                 return;
             }
             try {
@@ -52,14 +50,9 @@ public final class GrizzlyProblems {
                 if (!(e.getCause() instanceof URISyntaxException) || response.isCommitted()) {
                     throw e;
                 }
-                write(
+                invalidTarget(
                         response,
-                        Problem.of(
-                                400,
-                                "invalid_request_target",
-                                "Invalid request",
-                                "the request target or Host header is not a valid URI (a %-escape is two hex"
-                                        + " digits)"));
+                        "the request target or Host header is not a valid URI (a %-escape is two hex digits)");
             }
         }
 

@@ -150,14 +150,10 @@ final class HeldSuccessors {
             // another instance applied it or dead-lettered it first, between our read and this discard:
             // the copy just forwarded is a duplicate (a replay of it is absorbed as one), not a dead letter
             LOG.warn(
-                    "consumer {}: held message_id={} ({} v{} of {} {}) was settled by another instance while"
-                            + " this one forwarded it to {} ({}); the forwarded copy is a duplicate and is not counted",
+                    "consumer {}: held {} was settled by another instance while this one forwarded it to {} ({});"
+                            + " the forwarded copy is a duplicate and is not counted",
                     settings.name(),
-                    message.messageId(),
-                    message.messageType(),
-                    message.aggregateVersion(),
-                    message.aggregateType(),
-                    message.aggregateId(),
+                    describe(message),
                     settings.deadLetterQueue(),
                     reason);
             return;
@@ -165,14 +161,10 @@ final class HeldSuccessors {
         settlement.recordDeadLettered(message.messageId(), reason);
         stats.deadLettered.increment();
         LOG.error(
-                "consumer {} dead-lettered held message_id={} ({} v{} of {} {}) to {} after {} attempt(s): {};"
+                "consumer {} dead-lettered held {} to {} after {} attempt(s): {};"
                         + " v{} stays applied and later versions stay held",
                 settings.name(),
-                message.messageId(),
-                message.messageType(),
-                message.aggregateVersion(),
-                message.aggregateType(),
-                message.aggregateId(),
+                describe(message),
                 settings.deadLetterQueue(),
                 attempts,
                 reason,
@@ -232,5 +224,11 @@ final class HeldSuccessors {
                 reason,
                 e);
         return verdict;
+    }
+
+    /** {@code message_id=m3 (order.cancelled v3 of order o-1)}, as the log lines about a held message name it. */
+    private static String describe(HeldMessage message) {
+        return "message_id=" + message.messageId() + " (" + message.messageType() + " v" + message.aggregateVersion()
+                + " of " + message.aggregateType() + " " + message.aggregateId() + ")";
     }
 }
