@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.MessageContext;
 import dev.outbox.config.Settings;
-import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.relay.cdc.CdcTestSupport;
 import dev.outbox.testkit.RecordingQueue;
@@ -22,7 +21,6 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -35,14 +33,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class CdcRelayIT {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final String SLOT = "outbox_relay_it";
-    // registered first, so closed last: after the resources the test started
-    @RegisterExtension
-    @Order(1)
-    final OutboxFixtures fx = OutboxFixtures.create().purgeLedger();
 
     @RegisterExtension
-    @Order(2)
-    final TestResources closing = new TestResources();
+    final OutboxFixtures fx = OutboxFixtures.create().purgeLedger();
+
+    private final TestResources closing = fx.resources();
 
     @BeforeEach
     void clean() {
@@ -72,12 +67,6 @@ class CdcRelayIT {
         return app;
     }
 
-    private RecordingQueue observe(String... keys) {
-        RecordingQueue q = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, keys);
-        closing.add(q);
-        return q;
-    }
-
     /** Waits until every row is PUBLISHED and on the queue; fails on any message sent twice. */
     private List<TestBroker.Received> awaitEachPublishedOnce(RecordingQueue queue, List<NewOutboxMessage> rows)
             throws InterruptedException {
@@ -99,7 +88,7 @@ class CdcRelayIT {
 
     @Test
     void rowsArePublishedFromTheSlotWithNothingClaimed() throws Exception {
-        RecordingQueue queue = observe("#");
+        RecordingQueue queue = fx.observe("#");
         RelayApp relay = startRelay();
         await().atMost(WAIT).until(() -> relay.cdc().reading());
         List<NewOutboxMessage> rows = new ArrayList<>();
@@ -144,7 +133,7 @@ class CdcRelayIT {
      */
     @Test
     void steadyCommitsFromManyWritersAreEachPublishedOnceAndInOrder() throws Exception {
-        RecordingQueue queue = observe("#");
+        RecordingQueue queue = fx.observe("#");
         RelayApp relay = startRelay();
         await().atMost(WAIT).until(() -> relay.cdc().reading());
         int writers = 6;
@@ -266,7 +255,7 @@ class CdcRelayIT {
     @Test
     void aCommitStreamedBeforeItIsVisibleIsMarkedOnceItIsNotPublishedTwice() throws Exception {
         try (InvisibleCommits invisible = new InvisibleCommits()) {
-            RecordingQueue queue = observe("#");
+            RecordingQueue queue = fx.observe("#");
             RelayApp relay = startRelay();
             await().atMost(WAIT).until(() -> relay.cdc().reading());
             UUID id = UUID.randomUUID();
@@ -302,7 +291,7 @@ class CdcRelayIT {
     @Test
     void aVersionBehindOneLeftToTheRetryPathWaitsEvenIfThatOneIsNotVisibleYet() throws Exception {
         try (InvisibleCommits invisible = new InvisibleCommits()) {
-            RecordingQueue queue = observe("#");
+            RecordingQueue queue = fx.observe("#");
             RelayApp relay = startRelay();
             await().atMost(WAIT).until(() -> relay.cdc().reading());
             UUID v1 = UUID.randomUUID();
@@ -331,7 +320,7 @@ class CdcRelayIT {
      */
     @Test
     void rowsStreamThroughAMigrationOfTheOutboxTable() throws Exception {
-        RecordingQueue queue = observe("#");
+        RecordingQueue queue = fx.observe("#");
         RelayApp relay = startRelay();
         await().atMost(WAIT).until(() -> relay.cdc().reading());
         List<NewOutboxMessage> rows = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -388,7 +377,7 @@ class CdcRelayIT {
         for (int i = 0; i < 150; i++) {
             rows.addAll(fx.placeAndCapture(MessageContext.none()));
         }
-        RecordingQueue queue = observe("#");
+        RecordingQueue queue = fx.observe("#");
         Set<String> seen = new HashSet<>();
         RelayApp relay;
         try (java.sql.Connection lock =
@@ -418,7 +407,7 @@ class CdcRelayIT {
      */
     @Test
     void aTransactionTooLargeToHoldIsPublishedByTheRetryPath() throws Exception {
-        RecordingQueue queue = observe("#");
+        RecordingQueue queue = fx.observe("#");
         RelayApp relay = startRelay("OUTBOX_RELAY_CDC_MAX_TRANSACTION_ROWS", "50");
         await().atMost(WAIT).until(() -> relay.cdc().reading());
         fx.bulkRows(120); // one statement, one transaction
@@ -442,7 +431,7 @@ class CdcRelayIT {
      */
     @Test
     void aBrokerOutageDoesNotCostTheStreamItsSession() throws Exception {
-        RecordingQueue queue = observe("#");
+        RecordingQueue queue = fx.observe("#");
         try (dev.outbox.testkit.TcpProxy proxy =
                 dev.outbox.testkit.TcpProxy.start(fx.broker.host(), fx.broker.port())) {
             RelayApp relay = startRelay(
@@ -475,7 +464,7 @@ class CdcRelayIT {
 
     @Test
     void whatWasCommittedWhileTheRelayWasAwayIsPublishedWhenItComesBack() throws Exception {
-        RecordingQueue queue = observe("#");
+        RecordingQueue queue = fx.observe("#");
         RelayApp first = startRelay();
         await().atMost(WAIT).until(() -> first.cdc().reading());
         List<NewOutboxMessage> before = fx.placeAndCapture(MessageContext.none());
@@ -503,7 +492,7 @@ class CdcRelayIT {
         // publication without it: the slot would stream nothing, silently
         fx.db.execute("ALTER PUBLICATION outbox_inserts DROP TABLE message_outbox");
         try {
-            RecordingQueue queue = observe("#");
+            RecordingQueue queue = fx.observe("#");
             RelayApp relay = startRelay();
             await().atMost(WAIT).until(() -> relay.cdc().reading());
             assertEquals(
@@ -522,7 +511,7 @@ class CdcRelayIT {
 
     @Test
     void rowsCommittedBeforeTheSlotExistedArePublishedByTheRetryPath() throws Exception {
-        RecordingQueue queue = observe("#");
+        RecordingQueue queue = fx.observe("#");
         List<NewOutboxMessage> old = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             old.addAll(fx.placeAndCapture(MessageContext.none()));
@@ -537,7 +526,7 @@ class CdcRelayIT {
 
     @Test
     void aRowTheBrokerCannotRouteIsParkedAndTheVersionBehindItWaits() throws Exception {
-        RecordingQueue queue = observe("#");
+        RecordingQueue queue = fx.observe("#");
         RelayApp relay = startRelay();
         await().atMost(WAIT).until(() -> relay.cdc().reading());
         String aggregate = UUID.randomUUID().toString();

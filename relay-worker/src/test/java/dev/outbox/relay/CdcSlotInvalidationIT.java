@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -31,14 +30,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class CdcSlotInvalidationIT {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final String SLOT = "outbox_invalidation_it";
-    // registered first, so closed last: after the resources the test started
-    @RegisterExtension
-    @Order(1)
-    final OutboxFixtures fx = OutboxFixtures.create();
 
     @RegisterExtension
-    @Order(2)
-    final TestResources closing = new TestResources();
+    final OutboxFixtures fx = OutboxFixtures.create();
+
+    private final TestResources closing = fx.resources();
 
     @BeforeEach
     void clean() {

@@ -19,7 +19,6 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -31,14 +30,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class CdcStandbyIT {
     private static final String SLOT = "outbox_standby_it";
     private static final Pattern READS = Pattern.compile("reads replication slot " + SLOT);
-    // registered first, so closed last: after the resources the test started
-    @RegisterExtension
-    @Order(1)
-    final OutboxFixtures fx = OutboxFixtures.create();
 
     @RegisterExtension
-    @Order(2)
-    final TestResources closing = new TestResources();
+    final OutboxFixtures fx = OutboxFixtures.create();
+
+    private final TestResources closing = fx.resources();
 
     @BeforeEach
     void clean() {

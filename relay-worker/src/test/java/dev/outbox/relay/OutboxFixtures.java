@@ -17,8 +17,10 @@ import dev.outbox.persistence.outbox.OutboxMapper;
 import dev.outbox.persistence.outbox.OutboxMessages;
 import dev.outbox.persistence.outbox.OutboxStore;
 import dev.outbox.sample.ledger.LedgerConsumer;
+import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
 import dev.outbox.testkit.TestDatabase;
+import dev.outbox.testkit.junit.TestResources;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -34,8 +36,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Writes outbox rows the way the application does (domain event -> contract-checked snapshot),
- * and, registered as an extension, sets up what each relay IT starts from and closes its pool
- * after: {@code @RegisterExtension final OutboxFixtures fx = OutboxFixtures.create().reset().exchange();}
+ * and, registered as an extension, sets up what each relay IT starts from and, after it, closes
+ * what the test started ({@link #resources}) and then its own pool: {@code @RegisterExtension final OutboxFixtures fx = OutboxFixtures.create().reset().exchange();}
  * empties the outbox and declares the orders exchange before each test.
  */
 public final class OutboxFixtures implements AutoCloseable, BeforeEachCallback, AfterEachCallback {
@@ -46,6 +48,7 @@ public final class OutboxFixtures implements AutoCloseable, BeforeEachCallback, 
     private final HikariDataSource pool;
     final Injector injector;
 
+    private final TestResources resources = new TestResources();
     private boolean reset;
     private boolean exchange;
     private boolean topology;
@@ -96,9 +99,23 @@ public final class OutboxFixtures implements AutoCloseable, BeforeEachCallback, 
         }
     }
 
+    /** What the test starts (relays, queues, proxies): closed after it, newest first, before the pool. */
+    TestResources resources() {
+        return resources;
+    }
+
+    /** A queue bound to the orders exchange with {@code keys}, recording what reaches it; closed after the test. */
+    RecordingQueue observe(String... keys) {
+        return resources.add(broker.bindQueue(Topology.ORDERS_EXCHANGE, keys));
+    }
+
     @Override
-    public void afterEach(ExtensionContext context) {
-        close();
+    public void afterEach(ExtensionContext context) throws Exception {
+        try {
+            resources.closeAll();
+        } finally {
+            close();
+        }
     }
 
     OutboxFixtures() {

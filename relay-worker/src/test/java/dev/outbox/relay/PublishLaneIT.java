@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -32,14 +31,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * so what the lane does here is isolation and nothing else.
  */
 class PublishLaneIT {
-    // registered first, so closed last: after the resources the test started
     @RegisterExtension
-    @Order(1)
     final OutboxFixtures fx = OutboxFixtures.create().reset().topology();
 
-    @RegisterExtension
-    @Order(2)
-    final TestResources closing = new TestResources();
+    private final TestResources closing = fx.resources();
 
     @Test
     void suspectsAreKeptWhileTheBrokerIsAwayThenEachIsPublishedAloneAndOnlyTheGuiltyOneParked() throws Exception {

@@ -28,7 +28,6 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -39,14 +38,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * another relay publishes the same message ids again, and the ledger applies each payment once.
  */
 class RelayCrashIT {
-    // registered first, so closed last: after the resources the test started
     @RegisterExtension
-    @Order(1)
     final OutboxFixtures fx = OutboxFixtures.create().reset().exchange().purgeLedger();
 
-    @RegisterExtension
-    @Order(2)
-    final TestResources closing = new TestResources();
+    private final TestResources closing = fx.resources();
 
     /** The relay process's own count of broker confirms, from its {@code /metrics}. */
     private static double confirmsSeen(JavaProcess relay) throws Exception {

@@ -22,21 +22,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The relay in-process against real PostgreSQL and RabbitMQ: the happy path and the basic failure paths. */
 class RelayIT {
     private static final Duration WAIT = Duration.ofSeconds(20);
-    // registered first, so closed last: after the resources the test started
-    @RegisterExtension
-    @Order(1)
-    final OutboxFixtures fx = OutboxFixtures.create().reset().exchange().purgeLedger();
 
     @RegisterExtension
-    @Order(2)
-    final TestResources closing = new TestResources();
+    final OutboxFixtures fx = OutboxFixtures.create().reset().exchange().purgeLedger();
+
+    private final TestResources closing = fx.resources();
 
     private RelayApp startRelay(String... env) {
         RelayApp app = RelayApp.start(new Settings(fx.env(env)));
@@ -44,15 +40,9 @@ class RelayIT {
         return app;
     }
 
-    private RecordingQueue observe(String... keys) {
-        RecordingQueue q = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, keys);
-        closing.add(q);
-        return q;
-    }
-
     @Test
     void confirmedRowsArePublishedWithEveryPropertyAndHeaderOfTheContract() throws Exception {
-        RecordingQueue queue = observe("order.created", "payment.captured");
+        RecordingQueue queue = fx.observe("order.created", "payment.captured");
         String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
         MessageContext ctx = new MessageContext("corr-42", "cause-7", traceparent, "tenant-a");
         List<NewOutboxMessage> rows = fx.placeAndCapture(ctx);
@@ -96,7 +86,7 @@ class RelayIT {
     @Test
     void rowsWrittenWhileNoRelayRanArePublishedWhenOneStarts() throws Exception {
         // the crash-after-commit-before-publish window: the rows are committed, nothing publishes them
-        RecordingQueue queue = observe("#");
+        RecordingQueue queue = fx.observe("#");
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
             fx.placeAndCapture(MessageContext.none()).forEach(r -> ids.add(r.id().toString()));
@@ -113,7 +103,7 @@ class RelayIT {
 
     @Test
     void aRowInsertedByAnySqlClientIsPublishedLikeAnyOther() throws Exception {
-        RecordingQueue queue = observe("inventory.reserved");
+        RecordingQueue queue = fx.observe("inventory.reserved");
         UUID id = fx.insertRaw("inventory.reserved", "inventory.reserved", Topology.ORDERS_EXCHANGE, "{\"sku\":\"A\"}");
         startRelay();
         assertEquals(id.toString(), queue.await(1, WAIT).get(0).messageId());
@@ -133,7 +123,7 @@ class RelayIT {
 
     @Test
     void aPayloadThatBreaksItsContractIsParkedWithoutBeingSent() throws Exception {
-        RecordingQueue queue = observe("#");
+        RecordingQueue queue = fx.observe("#");
         UUID bad = fx.insertRaw(
                 "payment.captured", "payment.captured", Topology.ORDERS_EXCHANGE, "{\"orderId\":\"not-a-uuid\"}");
         List<NewOutboxMessage> good = fx.placeAndCapture(MessageContext.none());

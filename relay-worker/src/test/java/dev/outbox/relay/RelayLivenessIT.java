@@ -35,7 +35,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
@@ -64,14 +63,10 @@ class RelayLivenessIT {
      */
     private static final String GRACE = System.getProperty("liveness.grace", "2s");
 
-    // registered first, so closed last: after the resources the test started
     @RegisterExtension
-    @Order(1)
     final OutboxFixtures fx = OutboxFixtures.create().reset().exchange();
 
-    @RegisterExtension
-    @Order(2)
-    final TestResources closing = new TestResources();
+    private final TestResources closing = fx.resources();
 
     private RecordingQueue wire;
 

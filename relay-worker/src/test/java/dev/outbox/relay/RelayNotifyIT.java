@@ -18,7 +18,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.PGConnection;
@@ -37,14 +36,10 @@ class RelayNotifyIT {
 
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    // registered first, so closed last: after the resources the test started
     @RegisterExtension
-    @Order(1)
     final OutboxFixtures fx = OutboxFixtures.create().reset().topology();
 
-    @RegisterExtension
-    @Order(2)
-    final TestResources closing = new TestResources();
+    private final TestResources closing = fx.resources();
 
     private Connection connect() throws SQLException {
         return DriverManager.getConnection(fx.db.url(), fx.db.user(), fx.db.password());

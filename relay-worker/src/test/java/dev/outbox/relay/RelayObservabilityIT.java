@@ -17,20 +17,15 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The relay's /metrics and /health, read over HTTP like Prometheus and a load balancer would. */
 class RelayObservabilityIT {
-    // registered first, so closed last: after the resources the test started
     @RegisterExtension
-    @Order(1)
     final OutboxFixtures fx = OutboxFixtures.create().reset().topology().purgeLedger();
 
-    @RegisterExtension
-    @Order(2)
-    final TestResources closing = new TestResources();
+    private final TestResources closing = fx.resources();
 
     private final HttpClient http =
             HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();

@@ -19,21 +19,17 @@ import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Strict per-aggregate order on the wire, with a parked version and with two relay processes. */
 class RelayOrderingIT {
     private static final Duration WAIT = Duration.ofSeconds(60);
-    // registered first, so closed last: after the resources the test started
-    @RegisterExtension
-    @Order(1)
-    final OutboxFixtures fx = OutboxFixtures.create().reset().topology().purgeLedger();
 
     @RegisterExtension
-    @Order(2)
-    final TestResources closing = new TestResources();
+    final OutboxFixtures fx = OutboxFixtures.create().reset().topology().purgeLedger();
+
+    private final TestResources closing = fx.resources();
 
     private void insertVersion(String aggregate, long version, String routingKey) {
         fx.db.update(

@@ -20,21 +20,17 @@ import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The relay as an operating-system process: graceful SIGTERM, and surviving a database outage. */
 class RelayProcessIT {
     private static final Duration WAIT = Duration.ofSeconds(60);
-    // registered first, so closed last: after the resources the test started
-    @RegisterExtension
-    @Order(1)
-    final OutboxFixtures fx = OutboxFixtures.create().reset().topology().purgeLedger();
 
     @RegisterExtension
-    @Order(2)
-    final TestResources closing = new TestResources();
+    final OutboxFixtures fx = OutboxFixtures.create().reset().topology().purgeLedger();
+
+    private final TestResources closing = fx.resources();
 
     private <T extends AutoCloseable> T closeLater(T c) {
         closing.add(c);
