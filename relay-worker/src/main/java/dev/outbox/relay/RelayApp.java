@@ -2,6 +2,7 @@ package dev.outbox.relay;
 
 import com.google.inject.Guice;
 import com.google.inject.Injector;
+import com.google.inject.Key;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import dev.outbox.config.ConfigurationException;
@@ -10,32 +11,20 @@ import dev.outbox.config.HealthReport;
 import dev.outbox.config.Lifecycle;
 import dev.outbox.config.ProcessEndpoint;
 import dev.outbox.config.Settings;
-import dev.outbox.kernel.metrics.Metrics;
-import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.messaging.BrokerSession;
-import dev.outbox.messaging.ExponentialBackoff;
 import dev.outbox.messaging.FailureDescriptions;
 import dev.outbox.messaging.QueueType;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.Database;
 import dev.outbox.persistence.DatabaseConfig;
-import dev.outbox.persistence.metrics.OutboxGauges;
-import dev.outbox.persistence.metrics.RelayGauges;
-import dev.outbox.persistence.ops.OutboxStatsReader;
-import dev.outbox.persistence.outbox.OutboxStore;
 import dev.outbox.persistence.relay.RelayRegistry;
-import dev.outbox.persistence.retention.RetentionPolicy;
-import dev.outbox.persistence.retention.RetentionRun;
 import dev.outbox.persistence.retention.RetentionSchedule;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeoutException;
-import javax.sql.DataSource;
-import org.apache.ibatis.session.SqlSessionFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,175 +34,134 @@ public final class RelayApp implements AutoCloseable {
     private static final int UNREGISTER_ATTEMPTS = 50;
     private static final Duration UNREGISTER_RETRY = Duration.ofMillis(100);
 
-    private final Database database;
+    private final Lifecycle parts;
     private final BrokerSession session;
     private final OutboxRelay relay;
     private final ProcessEndpoint endpoint;
-    private final RetentionSchedule retention;
     private final PendingListener listener;
     private final RelayLiveness liveness;
     private final CdcRelay cdc;
 
     private RelayApp(
-            Database database,
+            Lifecycle parts,
             BrokerSession session,
             OutboxRelay relay,
             ProcessEndpoint endpoint,
-            RetentionSchedule retention,
             PendingListener listener,
             RelayLiveness liveness,
             CdcRelay cdc) {
-        this.cdc = cdc;
-        this.listener = listener;
-        this.liveness = liveness;
-        this.database = database;
+        this.parts = parts;
         this.session = session;
         this.relay = relay;
         this.endpoint = endpoint;
-        this.retention = retention;
+        this.listener = listener;
+        this.liveness = liveness;
+        this.cdc = cdc;
     }
 
+    /**
+     * Builds the parts ({@link RelayModule} over the persistence module) and starts them in order,
+     * each recorded in one {@link Lifecycle}: the database, the liveness lock (the relay claims
+     * nothing until it holds it and has taken its rows back), the broker session, the relay, the
+     * CDC stream, the LISTEN connection, the HTTP endpoint, retention. If one fails to start, the
+     * ones before it stop, newest first, and the failure is thrown; {@link #close} stops them the
+     * same way.
+     */
     public static RelayApp start(Settings settings) {
-        RelayConfig config = RelayConfig.from(settings);
-        boolean declareTopology = RelayConfig.declareTopology(settings);
-        boolean listen = RelayConfig.listen(settings, config.cdcMode());
-        RetentionPolicy retentionPolicy = RetentionPolicy.from(settings);
-        EndpointConfig http = RelayConfig.endpoint(settings);
-        DatabaseConfig databaseConfig = DatabaseConfig.required(
-                        settings,
-                        "outbox-relay",
-                        " (the relay needs the outbox's database; the launcher starts an embedded one when it is"
-                                + " unset)")
-                .withCustomPlans();
-        BrokerConfig brokerConfig = BrokerConfig.required(
-                settings,
-                "outbox-relay " + config.relayId(),
-                " (the launcher starts an embedded broker when it is unset)");
-        Database database = Database.start(databaseConfig, DatabaseConfig.migrate(settings));
-        Lifecycle started = new Lifecycle("relay start-up");
+        RelayModule module = RelayModule.from(settings);
+        RelayConfig config = module.config();
+        Lifecycle parts = new Lifecycle("relay " + config.relayId());
         try {
-            Injector injector = Guice.createInjector(database.module());
-            PrometheusMeterRegistry registry = Metrics.registry("outbox-relay");
-            BrokerSession session = new BrokerSession(
-                    brokerConfig,
-                    new ExponentialBackoff(config.reconnectInitial(), config.reconnectMax()),
-                    declareTopology ? c -> declareTopology(c, brokerConfig.queueType()) : c -> {});
-            RelayStats stats = new RelayStats(registry);
-            OutboxRelay relay = new OutboxRelay(config, injector.getInstance(OutboxStore.class), session, stats);
-            OutboxGauges.register(registry, injector.getInstance(OutboxStatsReader.class), Duration.ofSeconds(5));
-            Gauge.builder("outbox.broker.available", session, s -> s.isAvailable() ? 1 : 0)
-                    .description("1 while the relay has a usable broker connection (circuit closed)")
-                    .strongReference(true)
-                    .register(registry);
-            Gauge.builder("outbox.relay.in_flight", relay, OutboxRelay::inFlight)
-                    .description("messages sent and not yet confirmed")
-                    .strongReference(true)
-                    .register(registry);
-            RelayRegistry relays = injector.getInstance(RelayRegistry.class);
-            RelayGauges.register(registry, relays, Duration.ofSeconds(5));
-            LivenessConfig livenessConfig = LivenessConfig.from(settings, databaseConfig.connectTimeout());
-            RelayLiveness liveness = null;
-            if (livenessConfig.enabled()) {
-                liveness = new RelayLiveness(
-                        livenessConfig,
-                        databaseConfig,
-                        config.relayId(),
-                        relays,
-                        relay.claims(),
-                        relay::rowsGivenBack,
-                        livenessConfig.reconnectBackoff(),
-                        config.backoff().size(),
-                        registry);
-                // before the relay starts: it claims nothing until it holds its lock and has taken back its rows
+            Database database =
+                    parts.add("database", Database.start(module.database(), DatabaseConfig.migrate(settings)));
+            Injector injector = Guice.createInjector(database.module(), module);
+            RelayLiveness liveness =
+                    injector.getInstance(new Key<Optional<RelayLiveness>>() {}).orElse(null);
+            if (liveness != null) {
                 liveness.start();
-                started.add("liveness", liveness);
+                parts.add("liveness", liveness);
             } else {
-                leaveToTheLease(relays, config.relayId(), config.backoff().size());
+                leaveToTheLease(
+                        injector.getInstance(RelayRegistry.class),
+                        config.relayId(),
+                        config.backoff().size());
             }
+            BrokerSession session = injector.getInstance(BrokerSession.class);
             session.start();
-            started.add("broker session", session);
+            parts.add("broker session", session);
+            OutboxRelay relay = injector.getInstance(OutboxRelay.class);
             relay.start();
-            started.onStop("relay", relay::stop);
-            CdcRelay cdc = null;
-            if (config.cdcMode()) {
-                cdc = new CdcRelay(
-                        CdcConfig.from(settings),
-                        config,
-                        databaseConfig,
-                        injector.getInstance(dev.outbox.persistence.cdc.CdcStore.class),
-                        session,
-                        stats);
-                registerCdcMetrics(registry, cdc);
+            parts.onStop("relay", relay::stop);
+            CdcRelay cdc =
+                    injector.getInstance(new Key<Optional<CdcRelay>>() {}).orElse(null);
+            if (cdc != null) {
                 cdc.start();
-                started.add("CDC stream", cdc);
+                parts.add("CDC stream", cdc);
             }
-            PendingListener listener = null;
-            if (listen) {
-                listener = new PendingListener(
-                        databaseConfig,
-                        relay::wakeUp,
-                        new ExponentialBackoff(config.reconnectInitial(), config.reconnectMax()));
-                FunctionCounter.builder("outbox.relay.notifications", listener, PendingListener::notifications)
-                        .description("outbox_pending notifications received (each wakes the idle publishers)")
-                        .register(registry);
-                FunctionCounter.builder("outbox.relay.listen.connects", listener, PendingListener::connects)
-                        .description("successful LISTENs on the notification connection; more than 1 means reconnects")
-                        .register(registry);
-                for (PendingListener.FailureKind kind : PendingListener.FailureKind.values()) {
-                    FunctionCounter.builder("outbox.relay.listen.failures", listener, l -> l.failures(kind))
-                            .tag("kind", kind.name().toLowerCase(java.util.Locale.ROOT))
-                            .description("times listening for notifications failed and was started again")
-                            .register(registry);
-                }
+            PendingListener listener = injector.getInstance(new Key<Optional<PendingListener>>() {})
+                    .orElse(null);
+            if (listener != null) {
                 // before the listener's first wake-up, so that wake-up already registers the relay as waiting
                 relay.announceWaits();
                 listener.start();
-                started.add("LISTEN connection", listener);
+                parts.add("LISTEN connection", listener);
             }
             ProcessEndpoint endpoint = null;
+            EndpointConfig http = module.http();
             if (http.enabled()) {
-                RelayLiveness lv = liveness;
-                CdcRelay cdcRelay = cdc;
-                endpoint = ProcessEndpoint.start(http.host(), http.port(), registry, relay::isRunning, () -> {
-                    Map<String, String> checks = new java.util.LinkedHashMap<>();
-                    checks.put("database", database.ping());
-                    checks.put("broker", session.isAvailable() ? "UP" : "DOWN: " + session.lastError());
-                    if (lv != null) {
-                        checks.put("liveness", lv.health());
-                    }
-                    if (cdcRelay != null) {
-                        String state = cdcRelay.state();
-                        // a standby is healthy: it takes the slot over when the reader's session ends
-                        checks.put(
-                                "cdc",
-                                state.startsWith("reading") || state.startsWith("standby")
-                                        ? "UP (" + state + ")"
-                                        : "DOWN: " + state);
-                    }
-                    return HealthReport.of(checks);
-                });
+                endpoint = parts.add(
+                        "HTTP endpoint",
+                        startEndpoint(
+                                http,
+                                injector.getInstance(PrometheusMeterRegistry.class),
+                                database,
+                                session,
+                                relay,
+                                liveness,
+                                cdc));
                 LOG.info("relay metrics and health on http://{}:{}/metrics", http.host(), endpoint.port());
             }
-            RetentionSchedule retention = null;
-            if (retentionPolicy.enabled()) {
-                retention = new RetentionSchedule(
-                        "relay",
-                        RetentionRun.forProduct(
-                                injector.getInstance(DataSource.class), injector.getInstance(SqlSessionFactory.class)),
-                        retentionPolicy,
-                        registry);
+            injector.getInstance(new Key<Optional<RetentionSchedule>>() {}).ifPresent(retention -> {
                 retention.start();
-            }
+                parts.add("retention", retention);
+            });
             LOG.info("relay {}", settings.describe());
-            return new RelayApp(database, session, relay, endpoint, retention, listener, liveness, cdc);
-        } catch (IOException e) {
-            started.close();
-            database.close();
-            throw new java.io.UncheckedIOException("cannot open the relay's HTTP port " + http.port(), e);
+            return new RelayApp(parts, session, relay, endpoint, listener, liveness, cdc);
         } catch (RuntimeException e) {
-            started.close();
-            database.close();
+            parts.close();
             throw e;
+        }
+    }
+
+    private static ProcessEndpoint startEndpoint(
+            EndpointConfig http,
+            PrometheusMeterRegistry registry,
+            Database database,
+            BrokerSession session,
+            OutboxRelay relay,
+            RelayLiveness liveness,
+            CdcRelay cdc) {
+        try {
+            return ProcessEndpoint.start(http.host(), http.port(), registry, relay::isRunning, () -> {
+                Map<String, String> checks = new java.util.LinkedHashMap<>();
+                checks.put("database", database.ping());
+                checks.put("broker", session.isAvailable() ? "UP" : "DOWN: " + session.lastError());
+                if (liveness != null) {
+                    checks.put("liveness", liveness.health());
+                }
+                if (cdc != null) {
+                    String state = cdc.state();
+                    // a standby is healthy: it takes the slot over when the reader's session ends
+                    checks.put(
+                            "cdc",
+                            state.startsWith("reading") || state.startsWith("standby")
+                                    ? "UP (" + state + ")"
+                                    : "DOWN: " + state);
+                }
+                return HealthReport.of(checks);
+            });
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot open the relay's HTTP port " + http.port(), e);
         }
     }
 
@@ -251,37 +199,6 @@ public final class RelayApp implements AutoCloseable {
                 }
             }
         }
-    }
-
-    private static void registerCdcMetrics(PrometheusMeterRegistry registry, CdcRelay cdc) {
-        Gauge.builder("outbox.relay.cdc.reading", cdc, c -> c.reading() ? 1 : 0)
-                .description("1 while this relay reads the replication slot; 0 on a standby or while reconnecting")
-                .strongReference(true)
-                .register(registry);
-        Gauge.builder("outbox.relay.cdc.slot.lag.bytes", cdc, CdcRelay::lagBytes)
-                .description("WAL the server keeps for the relay's slot: written since its confirmed position")
-                .strongReference(true)
-                .register(registry);
-        Gauge.builder("outbox.relay.cdc.lag.seconds", cdc, CdcRelay::lagSeconds)
-                .description("age of the newest tick the stream has settled: how far the stream is behind")
-                .strongReference(true)
-                .register(registry);
-        FunctionCounter.builder("outbox.relay.cdc.rows.streamed", cdc, CdcRelay::streamed)
-                .description("inserted outbox rows read from the slot")
-                .register(registry);
-        FunctionCounter.builder("outbox.relay.cdc.rows.left.to.retry.path", cdc, CdcRelay::leftToRetryPath)
-                .description("streamed rows left PENDING for the polling retry path (held, in doubt, not due)")
-                .register(registry);
-        FunctionCounter.builder("outbox.relay.cdc.slots.recreated", cdc, CdcRelay::slotsRecreated)
-                .description("times the slot was found invalidated (max_slot_wal_keep_size) and created again")
-                .register(registry);
-        FunctionCounter.builder("outbox.relay.cdc.streams.opened", cdc, CdcRelay::streamsOpened)
-                .description("streams this relay opened on the slot; growing while it reads means it keeps losing it")
-                .register(registry);
-        FunctionCounter.builder("outbox.relay.cdc.marks.deferred", cdc, CdcRelay::marksDeferred)
-                .description("outcomes written again because the row's commit came through the slot before"
-                        + " it was visible to other sessions")
-                .register(registry);
     }
 
     /** The CDC stream, or null in polling mode. */
@@ -330,29 +247,14 @@ public final class RelayApp implements AutoCloseable {
         return session;
     }
 
+    /**
+     * Stops the parts newest first: retention, the endpoint, the LISTEN connection, the CDC stream,
+     * the relay (it waits for its in-flight confirms and records them), the broker session, and
+     * only then the liveness lock (until the relay has recorded its rows they stay its own), and
+     * the database last.
+     */
     @Override
     public void close() {
-        try {
-            if (retention != null) {
-                retention.close();
-            }
-            if (listener != null) {
-                listener.close();
-            }
-            if (cdc != null) {
-                cdc.close();
-            }
-            relay.stop();
-            if (liveness != null) {
-                // only now: until the relay has given back or recorded its rows, they stay its own
-                liveness.close();
-            }
-        } finally {
-            if (endpoint != null) {
-                endpoint.close();
-            }
-            session.close();
-            database.close();
-        }
+        parts.close();
     }
 }

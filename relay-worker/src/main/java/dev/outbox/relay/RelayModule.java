@@ -1,0 +1,201 @@
+package dev.outbox.relay;
+
+import com.google.inject.AbstractModule;
+import com.google.inject.Provides;
+import com.google.inject.Singleton;
+import dev.outbox.config.EndpointConfig;
+import dev.outbox.config.Settings;
+import dev.outbox.kernel.metrics.Metrics;
+import dev.outbox.messaging.BrokerConfig;
+import dev.outbox.messaging.BrokerSession;
+import dev.outbox.messaging.ExponentialBackoff;
+import dev.outbox.persistence.DatabaseConfig;
+import dev.outbox.persistence.cdc.CdcStore;
+import dev.outbox.persistence.metrics.OutboxGauges;
+import dev.outbox.persistence.metrics.RelayGauges;
+import dev.outbox.persistence.ops.OutboxStatsReader;
+import dev.outbox.persistence.outbox.OutboxStore;
+import dev.outbox.persistence.relay.RelayRegistry;
+import dev.outbox.persistence.retention.RetentionPolicy;
+import dev.outbox.persistence.retention.RetentionRun;
+import dev.outbox.persistence.retention.RetentionSchedule;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.apache.ibatis.session.SqlSessionFactory;
+
+/**
+ * The relay's parts, each built once from the settings and the persistence module: the broker
+ * session, the polling relay, and the parts a setting may leave out (liveness, the CDC stream, the
+ * LISTEN connection, retention), each with its metrics. {@link RelayApp} starts them in order and
+ * stops them in reverse; building them starts nothing.
+ */
+final class RelayModule extends AbstractModule {
+    private final Settings settings;
+    private final RelayConfig config;
+    private final DatabaseConfig database;
+    private final BrokerConfig broker;
+    private final boolean declareTopology;
+    private final boolean listen;
+    private final RetentionPolicy retention;
+    private final EndpointConfig http;
+
+    private RelayModule(Settings settings) {
+        this.settings = settings;
+        this.config = RelayConfig.from(settings);
+        this.declareTopology = RelayConfig.declareTopology(settings);
+        this.listen = RelayConfig.listen(settings, config.cdcMode());
+        this.retention = RetentionPolicy.from(settings);
+        this.http = RelayConfig.endpoint(settings);
+        this.database = DatabaseConfig.required(
+                        settings,
+                        "outbox-relay",
+                        " (the relay needs the outbox's database; the launcher starts an embedded one when it is"
+                                + " unset)")
+                .withCustomPlans();
+        this.broker = BrokerConfig.required(
+                settings,
+                "outbox-relay " + config.relayId(),
+                " (the launcher starts an embedded broker when it is unset)");
+    }
+
+    /** Reads every setting the relay has: a bad one stops start-up before anything is opened. */
+    static RelayModule from(Settings settings) {
+        return new RelayModule(settings);
+    }
+
+    RelayConfig config() {
+        return config;
+    }
+
+    DatabaseConfig database() {
+        return database;
+    }
+
+    EndpointConfig http() {
+        return http;
+    }
+
+    @Override
+    protected void configure() {
+        bind(RelayConfig.class).toInstance(config);
+        bind(BrokerConfig.class).toInstance(broker);
+    }
+
+    @Provides
+    @Singleton
+    PrometheusMeterRegistry registry() {
+        return Metrics.registry("outbox-relay");
+    }
+
+    @Provides
+    @Singleton
+    BrokerSession session(PrometheusMeterRegistry registry) {
+        BrokerSession session = new BrokerSession(
+                broker,
+                new ExponentialBackoff(config.reconnectInitial(), config.reconnectMax()),
+                declareTopology ? c -> RelayApp.declareTopology(c, broker.queueType()) : c -> {});
+        Gauge.builder("outbox.broker.available", session, s -> s.isAvailable() ? 1 : 0)
+                .description("1 while the relay has a usable broker connection (circuit closed)")
+                .strongReference(true)
+                .register(registry);
+        return session;
+    }
+
+    @Provides
+    @Singleton
+    RelayStats stats(PrometheusMeterRegistry registry) {
+        return new RelayStats(registry);
+    }
+
+    @Provides
+    @Singleton
+    OutboxRelay relay(
+            OutboxStore store,
+            BrokerSession session,
+            RelayStats stats,
+            OutboxStatsReader reader,
+            RelayRegistry relays,
+            PrometheusMeterRegistry registry) {
+        OutboxRelay relay = new OutboxRelay(config, store, session, stats);
+        OutboxGauges.register(registry, reader, Duration.ofSeconds(5));
+        Gauge.builder("outbox.relay.in_flight", relay, OutboxRelay::inFlight)
+                .description("messages sent and not yet confirmed")
+                .strongReference(true)
+                .register(registry);
+        RelayGauges.register(registry, relays, Duration.ofSeconds(5));
+        return relay;
+    }
+
+    /** Empty with {@code OUTBOX_RELAY_LIVENESS=false}: the lease alone recovers a dead relay's rows. */
+    @Provides
+    @Singleton
+    Optional<RelayLiveness> liveness(RelayRegistry relays, OutboxRelay relay, PrometheusMeterRegistry registry) {
+        LivenessConfig liveness = LivenessConfig.from(settings, database.connectTimeout());
+        if (!liveness.enabled()) {
+            return Optional.empty();
+        }
+        return Optional.of(new RelayLiveness(
+                liveness,
+                database,
+                config.relayId(),
+                relays,
+                relay.claims(),
+                relay::rowsGivenBack,
+                liveness.reconnectBackoff(),
+                config.backoff().size(),
+                registry));
+    }
+
+    /** Empty in polling mode. */
+    @Provides
+    @Singleton
+    Optional<CdcRelay> cdc(CdcStore store, BrokerSession session, RelayStats stats, PrometheusMeterRegistry registry) {
+        if (!config.cdcMode()) {
+            return Optional.empty();
+        }
+        CdcRelay cdc = new CdcRelay(CdcConfig.from(settings), config, database, store, session, stats);
+        CdcMetrics.register(registry, cdc);
+        return Optional.of(cdc);
+    }
+
+    /** Empty with {@code OUTBOX_RELAY_LISTEN=false} (and by default in CDC mode). */
+    @Provides
+    @Singleton
+    Optional<PendingListener> listener(OutboxRelay relay, PrometheusMeterRegistry registry) {
+        if (!listen) {
+            return Optional.empty();
+        }
+        PendingListener listener = new PendingListener(
+                database, relay::wakeUp, new ExponentialBackoff(config.reconnectInitial(), config.reconnectMax()));
+        FunctionCounter.builder("outbox.relay.notifications", listener, PendingListener::notifications)
+                .description("outbox_pending notifications received (each wakes the idle publishers)")
+                .register(registry);
+        FunctionCounter.builder("outbox.relay.listen.connects", listener, PendingListener::connects)
+                .description("successful LISTENs on the notification connection; more than 1 means reconnects")
+                .register(registry);
+        for (PendingListener.FailureKind kind : PendingListener.FailureKind.values()) {
+            FunctionCounter.builder("outbox.relay.listen.failures", listener, l -> l.failures(kind))
+                    .tag("kind", kind.name().toLowerCase(Locale.ROOT))
+                    .description("times listening for notifications failed and was started again")
+                    .register(registry);
+        }
+        return Optional.of(listener);
+    }
+
+    /** Empty with {@code OUTBOX_RETENTION_ENABLED=false}. */
+    @Provides
+    @Singleton
+    Optional<RetentionSchedule> retention(
+            DataSource dataSource, SqlSessionFactory sessions, PrometheusMeterRegistry registry) {
+        if (!retention.enabled()) {
+            return Optional.empty();
+        }
+        return Optional.of(
+                new RetentionSchedule("relay", RetentionRun.forProduct(dataSource, sessions), retention, registry));
+    }
+}
