@@ -2,7 +2,7 @@ package dev.outbox.consumer.runtime;
 
 import com.google.inject.Guice;
 import com.google.inject.Injector;
-import com.rabbitmq.client.Channel;
+import com.google.inject.Key;
 import dev.outbox.config.ConfigurationException;
 import dev.outbox.config.EndpointConfig;
 import dev.outbox.config.HealthReport;
@@ -10,27 +10,18 @@ import dev.outbox.config.Lifecycle;
 import dev.outbox.config.ProcessEndpoint;
 import dev.outbox.config.Settings;
 import dev.outbox.consumer.ConsumerRegistration;
-import dev.outbox.kernel.metrics.Metrics;
 import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.messaging.BrokerSession;
-import dev.outbox.messaging.ExponentialBackoff;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.Database;
 import dev.outbox.persistence.DatabaseConfig;
-import dev.outbox.persistence.retention.RetentionPolicy;
-import dev.outbox.persistence.retention.RetentionRun;
 import dev.outbox.persistence.retention.RetentionSchedule;
-import dev.outbox.persistence.retention.RetentionTarget;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.TimeoutException;
-import javax.sql.DataSource;
-import org.apache.ibatis.session.SqlSessionFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,24 +73,17 @@ public final class ConsumerApp implements AutoCloseable {
     }
 
     /**
-     * Starts the parts in order (database, broker session and runner, HTTP endpoint, retention),
+     * Builds the parts ({@link ConsumerModule} over the persistence module with the consumer's
+     * mappers) and starts them in order (database, broker session and runner, HTTP endpoint, retention),
      * each recorded in one {@link Lifecycle}: if a later part fails to start, the earlier ones are
      * stopped, newest first, and the failure is thrown; {@link #close} stops them the same way.
      */
     static ConsumerApp start(Settings settings, ConsumerRegistration registration, RetentionStart startRetention) {
         String name = registration.name();
-        String prefix = registration.settingsPrefix();
-        DatabaseConfig databaseConfig = DatabaseConfig.required(settings, "outbox-" + name, "");
-        BrokerConfig brokerConfig = BrokerConfig.required(settings, "outbox-" + name, "");
-        ConsumerSettings consumer = ConsumerSettings.from(settings, prefix, name, registration.queue());
-        EndpointConfig http = ConsumerSettings.endpoint(settings, prefix, registration.defaultHttpPort());
-        RetentionPolicy retentionPolicy = RetentionPolicy.from(settings);
-        requireAttemptsBelowTheDeliveryLimit(prefix, registration.queue(), consumer, brokerConfig);
-        WireContract contract = WireContract.forQueue(registration.queue());
-        requireEveryTypeOfAnOrderedAggregate(registration, contract);
+        ConsumerModule module = new ConsumerModule(settings, registration);
         Lifecycle started = new Lifecycle(name + " consumer");
         boolean migrate = DatabaseConfig.migrate(settings);
-        Database database = started.add("database", Database.start(databaseConfig, migrate));
+        Database database = started.add("database", Database.start(module.database(), migrate));
         try {
             if (migrate && registration.migrations().isPresent()) {
                 // the consumer's own tables, history in flyway_<name>_history, from the consumer's jar
@@ -110,37 +94,15 @@ public final class ConsumerApp implements AutoCloseable {
             }
             // the persistence module binds the clock handlers get (UTC)
             Injector injector =
-                    Guice.createInjector(database.module(registration.mappers().toArray(Class<?>[]::new)));
-            ConsumerRunner runner = ConsumerRunner.transactional(
-                    consumer,
-                    contract,
-                    injector.getInstance(IdempotentProcessor.class),
-                    injector.getInstance(registration.handler()),
-                    injector.getInstance(FailureCounter.class),
-                    registration.ordering() == ConsumerRegistration.Ordering.AGGREGATE_ORDER);
-            BrokerSession session = new BrokerSession(
-                    brokerConfig,
-                    // capped at 10 s: once a partition heals, consuming resumes within it
-                    new ExponentialBackoff(Duration.ofMillis(500), Duration.ofSeconds(10)),
-                    connection -> {
-                        try (Channel ch = connection.createChannel()) {
-                            Topology.declare(ch, brokerConfig.queueType());
-                        } catch (TimeoutException e) {
-                            throw new java.io.IOException(e);
-                        }
-                        runner.start(connection);
-                    });
-            PrometheusMeterRegistry registry = Metrics.registry("outbox-" + name);
-            runner.bindTo(registry);
-            Gauge.builder("outbox.broker.available", session, s -> s.isAvailable() ? 1 : 0)
-                    .description("1 while the consumer has a usable broker connection")
-                    .strongReference(true)
-                    .register(registry);
+                    Guice.createInjector(database.module(registration.mappers().toArray(Class<?>[]::new)), module);
+            ConsumerRunner runner = injector.getInstance(ConsumerRunner.class);
+            BrokerSession session = injector.getInstance(BrokerSession.class);
             session.start();
             started.add("broker session", session);
             // stopped before the session: its channels close while the connection is still there
             started.add("consumer runner", runner);
             ProcessEndpoint endpoint = null;
+            EndpointConfig http = module.http();
             if (http.enabled()) {
                 try {
                     endpoint = started.add(
@@ -148,7 +110,7 @@ public final class ConsumerApp implements AutoCloseable {
                             ProcessEndpoint.start(
                                     http.host(),
                                     http.port(),
-                                    registry,
+                                    injector.getInstance(PrometheusMeterRegistry.class),
                                     () -> true,
                                     () -> readiness(database, session, runner)));
                 } catch (IOException e) {
@@ -157,27 +119,15 @@ public final class ConsumerApp implements AutoCloseable {
                 }
                 LOG.info("{} consumer metrics and health on http://{}:{}/metrics", name, http.host(), endpoint.port());
             }
-            if (retentionPolicy.enabled() && !registration.retention().isEmpty()) {
-                RetentionSchedule retention = new RetentionSchedule(
-                        name,
-                        new RetentionRun(
-                                injector.getInstance(DataSource.class),
-                                injector.getInstance(SqlSessionFactory.class),
-                                RetentionRun.lockKeyFor(name),
-                                registration.retention().stream()
-                                        .<RetentionTarget<?>>map(RetentionTarget::of)
-                                        .toList()),
-                        retentionPolicy,
-                        registry);
-                started.add("retention", startRetention.start(retention));
-            }
+            injector.getInstance(new Key<Optional<RetentionSchedule>>() {})
+                    .ifPresent(retention -> started.add("retention", startRetention.start(retention)));
             LOG.info(
                     "{} consumer started on {} (prefetch {}, {} channel(s)); it accepts {}",
                     name,
                     registration.queue(),
-                    consumer.prefetch(),
-                    consumer.channels(),
-                    contract.describe());
+                    module.consumer().prefetch(),
+                    module.consumer().channels(),
+                    module.contract().describe());
             return new ConsumerApp(registration, started, runner, endpoint);
         } catch (RuntimeException | Error e) {
             LOG.error("{} consumer failed to start; stopping the {} part(s) already started", name, started.size());
@@ -208,7 +158,7 @@ public final class ConsumerApp implements AutoCloseable {
      * On a quorum queue the broker dead-letters a message delivered {@code x-delivery-limit}
      * times, without the consumer's reason: the consumer must give up first.
      */
-    private static void requireAttemptsBelowTheDeliveryLimit(
+    static void requireAttemptsBelowTheDeliveryLimit(
             String prefix, String queue, ConsumerSettings consumer, BrokerConfig broker) {
         OptionalLong limit = Topology.deliveryLimitOf(queue, broker.queueType());
         if (limit.isPresent() && consumer.maxAttempts() >= limit.getAsLong()) {
