@@ -8,6 +8,7 @@ import dev.outbox.api.health.HealthResource;
 import dev.outbox.api.health.MetricsResource;
 import dev.outbox.api.ops.OpsConfig;
 import dev.outbox.api.orders.persistence.OrderMapper;
+import dev.outbox.config.Lifecycle;
 import dev.outbox.config.Settings;
 import dev.outbox.kernel.metrics.Metrics;
 import dev.outbox.persistence.Database;
@@ -31,12 +32,12 @@ import org.slf4j.bridge.SLF4JBridgeHandler;
 public final class ApiApp implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ApiApp.class);
 
-    private final Database database;
+    private final Lifecycle parts;
     private final HttpServer server;
     private final Injector injector;
 
-    private ApiApp(Database database, HttpServer server, Injector injector) {
-        this.database = database;
+    private ApiApp(Lifecycle parts, HttpServer server, Injector injector) {
+        this.parts = parts;
         this.server = server;
         this.injector = injector;
     }
@@ -56,12 +57,13 @@ public final class ApiApp implements AutoCloseable {
             SLF4JBridgeHandler.install();
         }
         ApiConfig config = ApiConfig.from(settings);
-        Database database = Database.start(
-                DatabaseConfig.required(
-                        settings, "outbox-api", " (the launcher starts an embedded database when it is unset)"),
-                DatabaseConfig.migrate(settings));
+        OpsConfig ops = OpsConfig.from(settings);
+        DatabaseConfig databaseConfig = DatabaseConfig.required(
+                settings, "outbox-api", " (the launcher starts an embedded database when it is unset)");
+        // the parts in the order they start, stopped newest first: the database, then the HTTP server
+        Lifecycle parts = new Lifecycle("API");
         try {
-            OpsConfig ops = OpsConfig.from(settings);
+            Database database = parts.add("database", Database.start(databaseConfig, DatabaseConfig.migrate(settings)));
             Injector injector = Guice.createInjector(Modules.override(
                             database.module(OrderMapper.class),
                             new ApiModule(Clock.systemUTC(), config.idempotencyRetention(), ops.relayLease()))
@@ -69,19 +71,34 @@ public final class ApiApp implements AutoCloseable {
             PrometheusMeterRegistry registry = Metrics.registry("outbox-api");
             OutboxGauges.register(registry, injector.getInstance(OutboxStatsReader.class), Duration.ofSeconds(5));
             RelayGauges.register(registry, injector.getInstance(RelayRegistry.class), Duration.ofSeconds(5));
-            HttpServer server =
-                    HttpApi.start(injector, config, ops, new MetricsResource(registry), new HealthResource(database));
+            HttpServer server;
+            try {
+                server = HttpApi.start(
+                        injector, config, ops, new MetricsResource(registry), new HealthResource(database));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot listen on port " + config.port(), e);
+            }
+            parts.onStop("HTTP server", () -> stopGracefully(server));
             if (ops.operatorToken() == null) {
                 LOG.warn("OUTBOX_OPS_TOKEN is not set: the /ops repair endpoints answer 503");
             }
             LOG.info("API listening on http://{}:{}/, {}", config.host(), HttpApi.port(server), settings.describe());
-            return new ApiApp(database, server, injector);
-        } catch (IOException e) {
-            database.close();
-            throw new UncheckedIOException("cannot listen on port " + config.port(), e);
+            return new ApiApp(parts, server, injector);
         } catch (RuntimeException e) {
-            database.close();
+            parts.close();
             throw e;
+        }
+    }
+
+    /** Finishes the requests in flight (10 s), then refuses the rest. */
+    private static void stopGracefully(HttpServer server) {
+        try {
+            server.shutdown(10, TimeUnit.SECONDS).get(15, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            LOG.warn("HTTP server did not stop gracefully: {}", e.toString());
+            server.shutdownNow();
         }
     }
 
@@ -93,18 +110,10 @@ public final class ApiApp implements AutoCloseable {
         return injector;
     }
 
+    /** Finishes the requests in flight, then releases the database. */
     @Override
     public void close() {
-        // finish requests in flight, then release the database
-        try {
-            server.shutdown(10, TimeUnit.SECONDS).get(15, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            LOG.warn("HTTP server did not stop gracefully: {}", e.toString());
-            server.shutdownNow();
-        }
-        database.close();
+        parts.close();
         LOG.info("API stopped");
     }
 }
