@@ -10,6 +10,7 @@ import dev.outbox.persistence.type.LongArrayTypeHandler;
 import dev.outbox.persistence.type.StringArrayTypeHandler;
 import dev.outbox.persistence.type.UuidArrayTypeHandler;
 import dev.outbox.persistence.type.UuidTypeHandler;
+import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -35,6 +36,16 @@ public final class PersistenceModule extends MyBatisModule {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.statementTimeout = statementTimeout;
         this.extraMappers = List.of(extraMappers);
+    }
+
+    /**
+     * The bindings that make the statements and transactions of a process traced: installed
+     * beside this module by a process whose {@link dev.outbox.kernel.tracing.Tracing} is on.
+     */
+    public static com.google.inject.Module tracedBy(OpenTelemetry openTelemetry) {
+        return binder -> OptionalBinder.newOptionalBinder(binder, OpenTelemetry.class)
+                .setBinding()
+                .toInstance(openTelemetry);
     }
 
     @Override
@@ -70,7 +81,17 @@ public final class PersistenceModule extends MyBatisModule {
         // a service may set its own (OptionalBinder.setBinding); the outbox's timestamps and ids use it
         OptionalBinder.newOptionalBinder(binder(), Clock.class).setDefault().toInstance(Clock.systemUTC());
 
-        // bound before MyBatisModule binds its transaction interceptor, so it wraps it
+        // tracing: off unless the process binds its OpenTelemetry (Tracing); spans only inside a trace
+        OptionalBinder.newOptionalBinder(binder(), OpenTelemetry.class)
+                .setDefault()
+                .toInstance(OpenTelemetry.noop());
+        addInterceptorClass(StatementSpans.class);
+        TransactionSpans transactionSpans = new TransactionSpans();
+        requestInjection(transactionSpans);
+
+        // bound before MyBatisModule binds its transaction interceptor, so they wrap it: the span
+        // outermost, so it ends after the commit and sees the failure as translated
+        bindInterceptor(any(), annotatedWith(Transactional.class), transactionSpans);
         bindInterceptor(any(), annotatedWith(Transactional.class), new DataAccessTranslation());
     }
 }

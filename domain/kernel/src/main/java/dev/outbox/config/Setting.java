@@ -26,7 +26,11 @@ public final class Setting<T> {
     /** Stands for a consumer's settings prefix ({@code LEDGER}) in a per-consumer variable. */
     public static final String CONSUMER = "<CONSUMER>";
 
-    private static final Pattern NAME = Pattern.compile("OUTBOX_(<CONSUMER>_)?[A-Z][A-Z0-9_]*");
+    /**
+     * Our own variables, and the few of OpenTelemetry's standard ones the processes decide on
+     * ({@code TracingConfig}): the SDK reads the rest of its {@code OTEL_*} variables itself.
+     */
+    private static final Pattern NAME = Pattern.compile("OUTBOX_(<CONSUMER>_)?[A-Z][A-Z0-9_]*|OTEL_[A-Z][A-Z0-9_]*");
 
     @FunctionalInterface
     interface Reader<T> {
@@ -42,7 +46,8 @@ public final class Setting<T> {
 
     private Setting(String name, String accepts, T defaultValue, String shownDefault, String doc, Reader<T> reader) {
         if (!NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("a setting's variable is OUTBOX_ and upper-case words: " + name);
+            throw new IllegalArgumentException(
+                    "a setting's variable is OUTBOX_ (or OTEL_) and upper-case words: " + name);
         }
         if (doc.isBlank() || doc.contains("|") || doc.contains("\n")) {
             throw new IllegalArgumentException(name + ": a setting's documentation is one line without '|'");

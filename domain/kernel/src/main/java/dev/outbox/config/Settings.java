@@ -164,6 +164,19 @@ public final class Settings {
         return Long.toString(n);
     }
 
+    /**
+     * Every set variable whose name starts with {@code prefix}, values as given (stripped), for a
+     * library that reads a family of variables of its own (the OpenTelemetry SDK's {@code OTEL_*}):
+     * its configuration class declares the few the process decides on and hands over the rest.
+     */
+    Map<String, String> variablesStartingWith(String prefix) {
+        Map<String, String> out = new TreeMap<>();
+        env.keySet().stream()
+                .filter(name -> name.startsWith(prefix))
+                .forEach(name -> optional(name).ifPresent(value -> out.put(name, value)));
+        return out;
+    }
+
     /** A comma-separated list of words (empty when unset). */
     java.util.Set<String> list(String name) {
         Optional<String> raw = optional(name);
@@ -274,7 +287,11 @@ public final class Settings {
     }
 
     static boolean isSecret(String name) {
-        return name.contains("PASSWORD") || name.contains("TOKEN") || name.contains("SECRET");
+        // OTEL_EXPORTER_OTLP_HEADERS carries a collector's API key
+        return name.contains("PASSWORD")
+                || name.contains("TOKEN")
+                || name.contains("SECRET")
+                || name.contains("HEADERS");
     }
 
     /** Hides the password part of {@code scheme://user:password@host}. */

@@ -7,9 +7,11 @@ import dev.outbox.MessageContext;
 import dev.outbox.MessageContractViolationException;
 import dev.outbox.MessageType;
 import dev.outbox.TimeOrderedIds;
+import dev.outbox.Traceparent;
 import dev.outbox.kernel.contract.MessageContract;
 import dev.outbox.kernel.contract.MessageContracts;
 import dev.outbox.kernel.json.Json;
+import dev.outbox.kernel.tracing.TraceContexts;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -85,9 +87,13 @@ public final class OutboxMessages {
         if (!violations.isEmpty()) {
             throw new MessageContractViolationException(type.name(), type.version(), violations);
         }
+        // inside a trace the row carries the span that writes it (the transaction's), so the
+        // relay's publish continues the trace; with tracing off, the caller's traceparent as it came
+        String traced = TraceContexts.current();
+        String traceparent = traced != null ? traced : context.traceparent();
         Map<String, Object> headers = new LinkedHashMap<>();
-        if (MessageContext.isValidTraceparent(context.traceparent())) {
-            headers.put("traceparent", context.traceparent());
+        if (MessageContext.isValidTraceparent(traceparent)) {
+            headers.put("traceparent", traceparent);
         }
         return new NewOutboxMessage(
                 TimeOrderedIds.next(nowEpochMillis),
@@ -102,7 +108,7 @@ public final class OutboxMessages {
                 Json.write(headers),
                 context.correlationId(),
                 context.causationId(),
-                context.traceId(),
+                Traceparent.traceId(traceparent),
                 context.tenantId());
     }
 }

@@ -1,0 +1,83 @@
+package dev.outbox.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.outbox.kernel.tracing.Tracing;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Tracing is on only when an exporter endpoint is set and nothing turns it off. */
+class TracingConfigTest {
+    private static TracingConfig of(Map<String, String> env) {
+        return TracingConfig.from(new Settings(env), "outbox-relay");
+    }
+
+    @Test
+    void nothingSetIsOffAndCostsNoSdk() {
+        TracingConfig config = of(Map.of("OUTBOX_DB_URL", "jdbc:postgresql://h/db"));
+        assertFalse(config.enabled());
+        assertEquals("outbox-relay", config.serviceName());
+        try (Tracing tracing = Tracing.start(config)) {
+            assertFalse(tracing.enabled());
+            assertFalse(tracing.tracer().spanBuilder("x").startSpan().isRecording());
+        }
+    }
+
+    @Test
+    void anEndpointTurnsItOnAndEveryOtelVariableGoesToTheSdk() {
+        TracingConfig config = of(Map.of(
+                "OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318",
+                "OTEL_SERVICE_NAME", "relay-eu",
+                "OTEL_BSP_SCHEDULE_DELAY", "100"));
+        assertTrue(config.enabled());
+        assertEquals("relay-eu", config.serviceName());
+        assertEquals("100", config.sdkProperties().get("otel.bsp.schedule.delay"));
+        assertEquals("http://127.0.0.1:4318", config.sdkProperties().get("otel.exporter.otlp.endpoint"));
+        try (Tracing tracing = Tracing.start(config)) {
+            assertTrue(tracing.enabled());
+            assertTrue(tracing.tracer().spanBuilder("x").startSpan().isRecording());
+        }
+    }
+
+    @Test
+    void theTracesEndpointAloneTurnsItOnToo() {
+        assertTrue(of(Map.of("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://c:4318/v1/traces"))
+                .enabled());
+    }
+
+    @Test
+    void noneOrDisabledKeepItOffWhateverTheEndpoint() {
+        assertFalse(of(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318", "OTEL_TRACES_EXPORTER", "none"))
+                .enabled());
+        assertFalse(of(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318", "OTEL_SDK_DISABLED", "true"))
+                .enabled());
+    }
+
+    @Test
+    void aBadValueStopsStartUpNamingIt() {
+        ConfigurationException unknown = assertThrows(
+                ConfigurationException.class,
+                () -> of(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318", "OTEL_TRACES_EXPORTER", "zipkin")));
+        assertTrue(unknown.getMessage().contains("OTEL_TRACES_EXPORTER"), unknown.getMessage());
+        ConfigurationException protocol = assertThrows(
+                ConfigurationException.class,
+                () -> Tracing.start(of(Map.of(
+                        "OTEL_EXPORTER_OTLP_ENDPOINT",
+                        "http://c:4318",
+                        "OTEL_EXPORTER_OTLP_PROTOCOL",
+                        "carrier-pigeon"))));
+        assertTrue(protocol.getMessage().startsWith("tracing: "), protocol.getMessage());
+    }
+
+    @Test
+    void theCollectorsHeadersAreASecretInTheStartUpLog() {
+        Settings settings = new Settings(Map.of(
+                "OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318",
+                "OTEL_EXPORTER_OTLP_HEADERS", "api-key=very-secret"));
+        TracingConfig.from(settings, "outbox-api");
+        assertFalse(settings.describe().contains("very-secret"), settings.describe());
+    }
+}
