@@ -10,9 +10,12 @@ import dev.outbox.api.ops.OpsConfig;
 import dev.outbox.api.orders.persistence.OrderMapper;
 import dev.outbox.config.Lifecycle;
 import dev.outbox.config.Settings;
+import dev.outbox.config.TracingConfig;
 import dev.outbox.kernel.metrics.Metrics;
+import dev.outbox.kernel.tracing.Tracing;
 import dev.outbox.persistence.Database;
 import dev.outbox.persistence.DatabaseConfig;
+import dev.outbox.persistence.PersistenceModule;
 import dev.outbox.persistence.metrics.OutboxGauges;
 import dev.outbox.persistence.metrics.RelayGauges;
 import dev.outbox.persistence.ops.OutboxStatsReader;
@@ -61,11 +64,15 @@ public final class ApiApp implements AutoCloseable {
         DatabaseConfig databaseConfig = DatabaseConfig.required(
                 settings, "outbox-api", " (the launcher starts an embedded database when it is unset)");
         // the parts in the order they start, stopped newest first: the database, then the HTTP server
+        TracingConfig tracingConfig = TracingConfig.from(settings, "outbox-api");
         Lifecycle parts = new Lifecycle("API");
         try {
+            // first started, last stopped: the spans of the last requests are exported before exit
+            Tracing tracing = parts.add("tracing", Tracing.start(tracingConfig));
             Database database = parts.add("database", Database.start(databaseConfig, DatabaseConfig.migrate(settings)));
             Injector injector = Guice.createInjector(Modules.override(
                             database.module(OrderMapper.class),
+                            PersistenceModule.tracedBy(tracing.openTelemetry()),
                             new ApiModule(Clock.systemUTC(), config.idempotencyRetention(), ops.relayLease()))
                     .with(overrides));
             PrometheusMeterRegistry registry = Metrics.registry("outbox-api");

@@ -5,6 +5,7 @@ import dev.outbox.api.docs.OpenApiDocument;
 import dev.outbox.api.http.BodyLimitFilter;
 import dev.outbox.api.http.GrizzlyProblems;
 import dev.outbox.api.http.HeadErrorCodec;
+import dev.outbox.api.http.HttpSpans;
 import dev.outbox.api.http.JsonConfig;
 import dev.outbox.api.http.ProblemExceptionMapper;
 import dev.outbox.api.http.ProblemResponseFilter;
@@ -15,6 +16,7 @@ import dev.outbox.api.ops.OpsAuthFilter;
 import dev.outbox.api.ops.OpsConfig;
 import dev.outbox.api.ops.OpsResource;
 import dev.outbox.api.orders.OrderResource;
+import io.opentelemetry.api.OpenTelemetry;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -70,6 +72,7 @@ public final class HttpApi {
         rc.register(new BodyLimitFilter(config.maxBodyBytes()));
         rc.register(new IdempotencyFilter(config.maxBodyBytes()));
         rc.register(ProblemResponseFilter.class);
+        rc.register(HttpSpans.Route.class);
         List<Object> resources = new ArrayList<>();
         resources.add(injector.getInstance(OrderResource.class));
         resources.add(injector.getInstance(OpsResource.class));
@@ -132,7 +135,10 @@ public final class HttpApi {
         HttpServer server =
                 GrizzlyHttpServerFactory.createHttpServer(base, (GrizzlyHttpContainer) null, false, null, false);
         ServerConfiguration settings = server.getServerConfiguration();
-        settings.addHttpHandler(new GrizzlyProblems.RequestTargetGuard(jersey), HttpHandlerRegistration.ROOT);
+        settings.addHttpHandler(
+                new HttpSpans(
+                        new GrizzlyProblems.RequestTargetGuard(jersey), injector.getInstance(OpenTelemetry.class)),
+                HttpHandlerRegistration.ROOT);
         settings.setPassTraceRequest(true);
         // a GET or DELETE with a body reaches Jersey (which answers it, or 405 with Allow) instead
         // of being refused by Grizzly before authentication and the body limit had their say

@@ -1,6 +1,7 @@
 package dev.outbox.relay;
 
 import dev.outbox.messaging.BrokerSession;
+import dev.outbox.messaging.publish.PublishSpans;
 import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.persistence.cdc.CdcStore;
 import java.time.Duration;
@@ -43,6 +44,7 @@ import org.slf4j.LoggerFactory;
 public final class CdcRelay implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CdcRelay.class);
 
+    private final PublishSpans spans;
     private final CdcConfig config;
     private final RelayConfig relayConfig;
     private final CdcStore store;
@@ -64,7 +66,9 @@ public final class CdcRelay implements AutoCloseable {
             DatabaseConfig database,
             CdcStore store,
             BrokerSession session,
-            RelayStats stats) {
+            RelayStats stats,
+            PublishSpans spans) {
+        this.spans = spans;
         this.config = config;
         this.relayConfig = relayConfig;
         this.store = store;
@@ -171,7 +175,16 @@ public final class CdcRelay implements AutoCloseable {
                 state = "reading";
                 LOG.info("relay {} reads replication slot {}", relayConfig.relayId(), config.slot());
                 new CdcStreamReader(
-                                stream, config, relayConfig, store, session, stats, counters, recorder, () -> running)
+                                stream,
+                                config,
+                                relayConfig,
+                                store,
+                                session,
+                                stats,
+                                counters,
+                                recorder,
+                                () -> running,
+                                spans)
                         .read();
             } finally {
                 reading = false;

@@ -7,6 +7,7 @@ import dev.outbox.messaging.BrokerSession;
 import dev.outbox.messaging.publish.AmqpMessageMapper;
 import dev.outbox.messaging.publish.ConfirmPublisher;
 import dev.outbox.messaging.publish.PublishListener;
+import dev.outbox.messaging.publish.PublishSpans;
 import java.io.IOException;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -27,6 +28,7 @@ final class CdcSender {
     /** The longest the stream's thread waits in one go for the broker (a window slot, a connection). */
     static final Duration WAIT_STEP = Duration.ofMillis(100);
 
+    private final PublishSpans spans;
     private final BrokerSession session;
     private final RelayConfig relayConfig;
     private final RelayStats stats;
@@ -46,7 +48,9 @@ final class CdcSender {
             RelayStats stats,
             CdcRecorder recorder,
             CdcKeepAlive keepAlive,
-            BooleanSupplier running) {
+            BooleanSupplier running,
+            PublishSpans spans) {
+        this.spans = spans;
         this.session = session;
         this.relayConfig = relayConfig;
         this.stats = stats;
@@ -79,7 +83,8 @@ final class CdcSender {
                             connection,
                             relayConfig.confirmWindow(),
                             session.config().maxMessageBytes(),
-                            listener);
+                            listener,
+                            spans);
                     if (publisher != null) {
                         publishers.remove(publisher);
                     }

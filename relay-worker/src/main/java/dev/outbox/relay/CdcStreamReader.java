@@ -1,6 +1,7 @@
 package dev.outbox.relay;
 
 import dev.outbox.messaging.BrokerSession;
+import dev.outbox.messaging.publish.PublishSpans;
 import dev.outbox.persistence.cdc.CdcStore;
 import dev.outbox.relay.cdc.PgOutput;
 import java.nio.ByteBuffer;
@@ -40,14 +41,15 @@ final class CdcStreamReader {
             RelayStats stats,
             CdcCounters counters,
             CdcRecorder recorder,
-            BooleanSupplier running) {
+            BooleanSupplier running,
+            PublishSpans spans) {
         this.config = config;
         this.relayConfig = relayConfig;
         this.recorder = recorder;
         this.running = running;
         this.stream = stream;
         this.keepAlive = new CdcKeepAlive(stream);
-        this.sender = new CdcSender(session, relayConfig, stats, recorder, keepAlive, running);
+        this.sender = new CdcSender(session, relayConfig, stats, recorder, keepAlive, running, spans);
         this.aggregates = new CdcAggregateOrder(relayConfig, store, counters, recorder, sender, keepAlive, running);
         this.transactions = new CdcTransactions(config, relayConfig, store, counters, aggregates, stream);
         this.ticks = new CdcTicks(config, store, counters);

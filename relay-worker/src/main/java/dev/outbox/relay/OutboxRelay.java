@@ -2,6 +2,7 @@ package dev.outbox.relay;
 
 import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.messaging.BrokerSession;
+import dev.outbox.messaging.publish.PublishSpans;
 import dev.outbox.persistence.DataAccessException;
 import dev.outbox.persistence.outbox.OutboxMapper;
 import dev.outbox.persistence.outbox.OutboxStore;
@@ -46,6 +47,12 @@ public final class OutboxRelay {
     private volatile boolean started;
 
     public OutboxRelay(RelayConfig config, OutboxStore store, BrokerSession session, RelayStats stats) {
+        this(config, store, session, stats, PublishSpans.OFF);
+    }
+
+    /** A relay whose every publish is a span of {@code spans} (README, "Tracing"). */
+    public OutboxRelay(
+            RelayConfig config, OutboxStore store, BrokerSession session, RelayStats stats, PublishSpans spans) {
         this.config = config;
         this.store = store;
         this.session = session;
@@ -54,7 +61,8 @@ public final class OutboxRelay {
         this.recorder = new OutcomeRecorder(config.relayId(), store, stats, config.markBatchSize(), wakeup::signal);
         this.waits = new WaitAnnouncer(config.relayId(), store);
         for (int i = 0; i < config.publishers(); i++) {
-            lanes.add(new PublishLane(i, config, store, session, recorder, backoff, stats, wakeup, waits, claims));
+            lanes.add(
+                    new PublishLane(i, config, store, session, recorder, backoff, stats, wakeup, waits, claims, spans));
         }
         this.suspects = new SuspectIsolation(
                 config,
@@ -64,7 +72,8 @@ public final class OutboxRelay {
                 lanes.get(0),
                 recorder,
                 stats,
-                () -> lanes.stream().mapToInt(PublishLane::inFlight).sum());
+                () -> lanes.stream().mapToInt(PublishLane::inFlight).sum(),
+                spans);
     }
 
     public synchronized void start() {

@@ -8,6 +8,7 @@ import dev.outbox.messaging.ExponentialBackoff;
 import dev.outbox.messaging.publish.AmqpMessageMapper;
 import dev.outbox.messaging.publish.ConfirmPublisher;
 import dev.outbox.messaging.publish.PublishListener;
+import dev.outbox.messaging.publish.PublishSpans;
 import dev.outbox.persistence.DataAccessException;
 import dev.outbox.persistence.outbox.Failure;
 import dev.outbox.persistence.outbox.OutboxStore;
@@ -41,6 +42,7 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
     private final Wakeup wakeup;
     private final WaitAnnouncer waits;
     private final ClaimGate claims;
+    private final PublishSpans spans;
     private final ConcurrentLinkedQueue<Suspect> suspects = new ConcurrentLinkedQueue<>();
     private final ExponentialBackoff dbBackoff = new ExponentialBackoff(Duration.ofMillis(200), Duration.ofSeconds(5));
     private volatile ConfirmPublisher<OutboxRecord> publisher;
@@ -58,7 +60,9 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
             RelayStats stats,
             Wakeup wakeup,
             WaitAnnouncer waits,
-            ClaimGate claims) {
+            ClaimGate claims,
+            PublishSpans spans) {
+        this.spans = spans;
         this.waits = waits;
         this.claims = claims;
         this.index = index;
@@ -187,7 +191,7 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
             p.close();
         }
         p = ConfirmPublisher.open(
-                connection, config.confirmWindow(), session.config().maxMessageBytes(), this);
+                connection, config.confirmWindow(), session.config().maxMessageBytes(), this, spans);
         publisher = p;
         publisherConnection = connection;
         return p;
@@ -288,7 +292,8 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
                     connection,
                     ready.message(),
                     config.confirmTimeout(),
-                    session.config().maxMessageBytes());
+                    session.config().maxMessageBytes(),
+                    spans);
             if (outcome.notSent()) {
                 // the connection went before it could leave: it waits, with the rest, for the broker
                 suspects.add(s);

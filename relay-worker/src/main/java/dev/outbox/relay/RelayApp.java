@@ -11,6 +11,7 @@ import dev.outbox.config.HealthReport;
 import dev.outbox.config.Lifecycle;
 import dev.outbox.config.ProcessEndpoint;
 import dev.outbox.config.Settings;
+import dev.outbox.kernel.tracing.Tracing;
 import dev.outbox.messaging.BrokerSession;
 import dev.outbox.messaging.FailureDescriptions;
 import dev.outbox.messaging.QueueType;
@@ -72,6 +73,8 @@ public final class RelayApp implements AutoCloseable {
         RelayConfig config = module.config();
         Lifecycle parts = new Lifecycle("relay " + config.relayId());
         try {
+            // first started, last stopped: the spans of the last confirms are exported before exit
+            module.tracedBy(parts.add("tracing", Tracing.start(module.tracing())));
             Database database =
                     parts.add("database", Database.start(module.database(), DatabaseConfig.migrate(settings)));
             Injector injector = Guice.createInjector(database.module(), module);

@@ -5,10 +5,13 @@ import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import dev.outbox.config.EndpointConfig;
 import dev.outbox.config.Settings;
+import dev.outbox.config.TracingConfig;
 import dev.outbox.kernel.metrics.Metrics;
+import dev.outbox.kernel.tracing.Tracing;
 import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.messaging.BrokerSession;
 import dev.outbox.messaging.ExponentialBackoff;
+import dev.outbox.messaging.publish.PublishSpans;
 import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.persistence.cdc.CdcStore;
 import dev.outbox.persistence.metrics.OutboxGauges;
@@ -43,6 +46,8 @@ final class RelayModule extends AbstractModule {
     private final boolean listen;
     private final RetentionPolicy retention;
     private final EndpointConfig http;
+    private final TracingConfig tracing;
+    private PublishSpans spans = PublishSpans.OFF;
 
     private RelayModule(Settings settings) {
         this.settings = settings;
@@ -51,6 +56,7 @@ final class RelayModule extends AbstractModule {
         this.listen = RelayConfig.listen(settings, config.cdcMode());
         this.retention = RetentionPolicy.from(settings);
         this.http = RelayConfig.endpoint(settings);
+        this.tracing = TracingConfig.from(settings, "outbox-relay");
         this.database = DatabaseConfig.required(
                         settings,
                         "outbox-relay",
@@ -78,6 +84,16 @@ final class RelayModule extends AbstractModule {
 
     EndpointConfig http() {
         return http;
+    }
+
+    TracingConfig tracing() {
+        return tracing;
+    }
+
+    /** Every publish of this relay a span of {@code tracing} (set before the parts are built). */
+    RelayModule tracedBy(Tracing started) {
+        this.spans = new PublishSpans(started.openTelemetry());
+        return this;
     }
 
     @Override
@@ -121,7 +137,7 @@ final class RelayModule extends AbstractModule {
             OutboxStatsReader reader,
             RelayRegistry relays,
             PrometheusMeterRegistry registry) {
-        OutboxRelay relay = new OutboxRelay(config, store, session, stats);
+        OutboxRelay relay = new OutboxRelay(config, store, session, stats, spans);
         OutboxGauges.register(registry, reader, Duration.ofSeconds(5));
         Gauge.builder("outbox.relay.in_flight", relay, OutboxRelay::inFlight)
                 .description("messages sent and not yet confirmed")
@@ -158,7 +174,7 @@ final class RelayModule extends AbstractModule {
         if (!config.cdcMode()) {
             return Optional.empty();
         }
-        CdcRelay cdc = new CdcRelay(CdcConfig.from(settings), config, database, store, session, stats);
+        CdcRelay cdc = new CdcRelay(CdcConfig.from(settings), config, database, store, session, stats, spans);
         CdcMetrics.register(registry, cdc);
         return Optional.of(cdc);
     }

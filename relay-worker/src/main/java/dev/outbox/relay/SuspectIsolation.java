@@ -5,6 +5,7 @@ import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.messaging.BrokerSession;
 import dev.outbox.messaging.publish.AmqpMessageMapper;
 import dev.outbox.messaging.publish.ConfirmPublisher;
+import dev.outbox.messaging.publish.PublishSpans;
 import dev.outbox.persistence.DataAccessException;
 import dev.outbox.persistence.outbox.OutboxStore;
 import java.time.Duration;
@@ -37,6 +38,7 @@ final class SuspectIsolation implements Runnable {
     /** Between looks at whether this relay's in-flight rows are settled and recorded. */
     private static final long SETTLE_POLL_MILLIS = 10;
 
+    private final PublishSpans spans;
     private final RelayConfig config;
     private final OutboxStore store;
     private final BrokerSession session;
@@ -62,7 +64,9 @@ final class SuspectIsolation implements Runnable {
             PublishLane decider,
             OutcomeRecorder recorder,
             RelayStats stats,
-            java.util.function.IntSupplier lanesInFlight) {
+            java.util.function.IntSupplier lanesInFlight,
+            PublishSpans spans) {
+        this.spans = spans;
         this.lanesInFlight = lanesInFlight;
         this.config = config;
         this.store = store;
@@ -221,7 +225,8 @@ final class SuspectIsolation implements Runnable {
                 connection,
                 ((AmqpMessageMapper.Ready) mapped).message(),
                 config.confirmTimeout(),
-                session.config().maxMessageBytes());
+                session.config().maxMessageBytes(),
+                spans);
         if (outcome.notSent()) {
             // the connection went before the message could leave: nothing learnt about this row.
             // It goes back uncounted, still a suspect, and the slice ends until the broker is back;

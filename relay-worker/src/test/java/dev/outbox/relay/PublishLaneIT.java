@@ -11,6 +11,7 @@ import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.messaging.BrokerSession;
 import dev.outbox.messaging.ExponentialBackoff;
 import dev.outbox.messaging.Topology;
+import dev.outbox.messaging.publish.PublishSpans;
 import dev.outbox.persistence.outbox.OutboxStore;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
@@ -70,7 +71,8 @@ class PublishLaneIT {
                 stats,
                 new Wakeup(),
                 null,
-                gate);
+                gate,
+                PublishSpans.OFF);
         for (OutboxRecord row : leased) {
             lane.suspect(row, ErrorCode.EXCHANGE_NOT_FOUND, "channel closed 404 with " + leased.size() + " in flight");
         }

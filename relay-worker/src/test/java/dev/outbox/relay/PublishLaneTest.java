@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.outbox.config.Settings;
 import dev.outbox.kernel.outbox.ErrorCode;
 import dev.outbox.kernel.outbox.OutboxRecord;
+import dev.outbox.messaging.publish.PublishSpans;
 import dev.outbox.persistence.outbox.Failure;
 import java.time.Duration;
 import java.util.Arrays;
@@ -33,7 +34,8 @@ class PublishLaneTest {
             new RelayStats(),
             new Wakeup(),
             null,
-            null);
+            null,
+            PublishSpans.OFF);
 
     private static OutboxRecord afterAttempts(int attempts) {
         OutboxRecord leased = OutcomeRecorderTest.leased();

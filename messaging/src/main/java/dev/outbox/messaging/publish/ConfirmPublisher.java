@@ -39,7 +39,8 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
     public record InFlight<T>(long sequence, T tag, String messageId, long sentNanos) {}
 
     private final Channel channel;
-    private final ConfirmWindow<T> window;
+    private final ConfirmWindow<PublishSpans.Traced<T>> window;
+    private final PublishSpans spans;
 
     private volatile boolean closed;
     private volatile boolean closedByUs;
@@ -50,9 +51,15 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
     private final long maxBodyBytes;
 
     private ConfirmPublisher(
-            Channel channel, int windowSize, int frameMax, long maxBodyBytes, PublishListener<T> listener) {
+            Channel channel,
+            int windowSize,
+            int frameMax,
+            long maxBodyBytes,
+            PublishListener<T> listener,
+            PublishSpans spans) {
         this.channel = channel;
-        this.window = new ConfirmWindow<>(windowSize, listener);
+        this.window = new ConfirmWindow<>(windowSize, PublishSpans.ending(listener));
+        this.spans = spans;
         this.frameMax = frameMax;
         this.maxBodyBytes = maxBodyBytes;
     }
@@ -63,6 +70,13 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
      */
     public static <T> ConfirmPublisher<T> open(
             Connection connection, int windowSize, long maxBodyBytes, PublishListener<T> listener) throws IOException {
+        return open(connection, windowSize, maxBodyBytes, listener, PublishSpans.OFF);
+    }
+
+    /** As {@link #open(Connection, int, long, PublishListener)}, each publish in a span of {@code spans}. */
+    public static <T> ConfirmPublisher<T> open(
+            Connection connection, int windowSize, long maxBodyBytes, PublishListener<T> listener, PublishSpans spans)
+            throws IOException {
         if (windowSize < 1) {
             throw new IllegalArgumentException("window must be at least 1");
         }
@@ -71,8 +85,8 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
             throw new IOException("the broker refused another channel (channel_max reached)");
         }
         ConfirmPublisher<T> p =
-                new ConfirmPublisher<>(channel, windowSize, connection.getFrameMax(), maxBodyBytes, listener);
-        ConfirmWindow<T> w = p.window;
+                new ConfirmPublisher<>(channel, windowSize, connection.getFrameMax(), maxBodyBytes, listener, spans);
+        ConfirmWindow<PublishSpans.Traced<T>> w = p.window;
         channel.addReturnListener((replyCode, replyText, exchange, routingKey, properties, body) ->
                 w.onReturn(properties.getMessageId(), replyCode, replyText));
         channel.addConfirmListener(
@@ -140,17 +154,22 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
      * @throws IOException when the message could not be handed to the channel: it was not
      *     sent, its slot is returned, and the caller still owns it
      */
-    public void publish(OutboundMessage message, T tag) throws IOException {
+    public void publish(OutboundMessage mapped, T own) throws IOException {
         if (retiredBecause != null) {
             window.releaseSlot();
             throw new IOException("publisher channel retired: " + retiredBecause);
         }
+        // the span first: the message carries its context, and the encoding check sees it so
+        PublishSpans.Started started = spans.start(mapped);
+        OutboundMessage message = started.message();
+        PublishSpans.Traced<T> tag = new PublishSpans.Traced<>(own, started.span());
         Optional<String> unencodable;
         try {
             unencodable = MessageEncoding.problem(message, frameMax, maxBodyBytes);
         } catch (RuntimeException | Error e) {
             // a fault of the check itself, not of the message: the caller still owns the message
             window.releaseSlot();
+            PublishSpans.notSent(started.span(), "the encoding check failed");
             throw e;
         }
         if (unencodable.isPresent()) {
@@ -163,7 +182,7 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
             channel.basicPublish(message.exchange(), message.routingKey(), true, message.properties(), message.body());
         } catch (IOException | AlreadyClosedException e) {
             // the client took a sequence number for this message before it failed to write it
-            InFlight<T> mine = window.take(seq);
+            InFlight<PublishSpans.Traced<T>> mine = window.take(seq);
             String why = "basicPublish failed: " + e.getClass().getSimpleName() + ": " + e.getMessage();
             if (channel.isOpen()) {
                 // a channel that stayed open would now file every confirm one message late
@@ -180,10 +199,11 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
                 return;
             }
             window.releaseSlot();
+            PublishSpans.notSent(started.span(), why);
             throw e instanceof IOException io ? io : new IOException(e);
         } catch (RuntimeException | Error e) {
             LOG.error("basicPublish threw; retiring the channel", e);
-            InFlight<T> mine = window.take(seq);
+            InFlight<PublishSpans.Traced<T>> mine = window.take(seq);
             retire("basicPublish threw " + e.getClass().getSimpleName() + ": " + e.getMessage());
             if (mine != null) {
                 // IllegalArgumentException is the client refusing to encode the message: it will
@@ -200,7 +220,7 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
         if (closed) {
             // the channel died while we were writing: its shutdown sweep may have run before we
             // registered, so settle the message here unless the sweep got it
-            InFlight<T> orphan = window.take(seq);
+            InFlight<PublishSpans.Traced<T>> orphan = window.take(seq);
             if (orphan != null) {
                 window.report(
                         tag,
@@ -224,7 +244,7 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
         if (inFlight > 0) {
             LOG.warn("retiring publisher channel ({}); {} message(s) in flight handed back", why, inFlight);
         }
-        for (InFlight<T> f : window.takeAll()) {
+        for (InFlight<PublishSpans.Traced<T>> f : window.takeAll()) {
             window.report(
                     f.tag(),
                     f.messageId(),
@@ -265,7 +285,12 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
      */
     public List<InFlight<T>> abandon() {
         closedByUs = true;
-        return window.abandon();
+        List<InFlight<T>> out = new java.util.ArrayList<>();
+        for (InFlight<PublishSpans.Traced<T>> f : window.abandon()) {
+            PublishSpans.notSent(f.tag().span(), "handed back unsettled: the publisher stopped");
+            out.add(new InFlight<>(f.sequence(), f.tag().tag(), f.messageId(), f.sentNanos()));
+        }
+        return out;
     }
 
     /**
@@ -320,5 +345,11 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
     public static SoloOutcome publishAlone(
             Connection connection, OutboundMessage message, Duration timeout, long maxBodyBytes) {
         return SoloPublisher.publish(connection, message, timeout, maxBodyBytes);
+    }
+
+    /** {@link #publishAlone(Connection, OutboundMessage, Duration, long)} in a span of {@code spans}. */
+    public static SoloOutcome publishAlone(
+            Connection connection, OutboundMessage message, Duration timeout, long maxBodyBytes, PublishSpans spans) {
+        return spans.solo(message, traced -> SoloPublisher.publish(connection, traced, timeout, maxBodyBytes));
     }
 }

@@ -5,6 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.rabbitmq.client.AMQP;
 import dev.outbox.kernel.outbox.ErrorCode;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.time.Duration;
@@ -75,8 +82,16 @@ class ConfirmPublisherPropertyTest {
     }
 
     @Property(tries = 400)
-    void aConfirmIsOnlyEverReportedForTheMessageTheBrokerAcked(@ForAll("histories") List<Step> history)
-            throws Exception {
+    void aConfirmIsOnlyEverReportedForTheMessageTheBrokerAcked(
+            @ForAll("histories") List<Step> history, @ForAll boolean traced) throws Exception {
+        InMemorySpanExporter exported = InMemorySpanExporter.create();
+        SdkTracerProvider tracing = SdkTracerProvider.builder()
+                .addSpanProcessor(SimpleSpanProcessor.create(exported))
+                .build();
+        PublishSpans spans = traced
+                ? new PublishSpans(
+                        OpenTelemetrySdk.builder().setTracerProvider(tracing).build())
+                : PublishSpans.OFF;
         FakeChannel broker = new FakeChannel();
         broker.frameMax(4_096);
         Map<String, List<String>> outcomes = new ConcurrentHashMap<>();
@@ -101,7 +116,7 @@ class ConfirmPublisherPropertyTest {
                 outcomes.computeIfAbsent(tag, k -> new ArrayList<>()).add("unknown");
             }
         };
-        ConfirmPublisher<String> publisher = ConfirmPublisher.open(broker.connection, 1_000, 2_000, listener);
+        ConfirmPublisher<String> publisher = ConfirmPublisher.open(broker.connection, 1_000, 2_000, listener, spans);
 
         Set<Integer> brokerSettled = new HashSet<>();
         Set<String> brokerAcked = new HashSet<>();
@@ -190,6 +205,54 @@ class ConfirmPublisherPropertyTest {
             }
         }
         assertEquals(1_000, publisher.availableSlots(), "every slot came back");
+        if (traced) {
+            everyPublishEndedOnceWithItsOutcome(exported.getFinishedSpanItems(), n, outcomes, handedBack, history);
+        } else {
+            assertEquals(List.of(), exported.getFinishedSpanItems(), "tracing off starts no span");
+        }
+    }
+
+    /**
+     * With tracing on, each message reported has exactly one ended span, ERROR unless confirmed,
+     * its error code as {@code error.type}; a message handed back to the caller has none, or one
+     * that says it was not sent.
+     */
+    private static void everyPublishEndedOnceWithItsOutcome(
+            List<SpanData> finished,
+            int n,
+            Map<String, List<String>> outcomes,
+            Set<String> handedBack,
+            List<Step> history) {
+        Map<String, List<SpanData>> byId = new HashMap<>();
+        for (SpanData span : finished) {
+            String id = span.getAttributes().get(AttributeKey.stringKey("messaging.message.id"));
+            byId.computeIfAbsent(id, k -> new ArrayList<>()).add(span);
+        }
+        for (int i = 0; i < n; i++) {
+            String tag = "m" + i;
+            List<SpanData> mine = byId.getOrDefault("id-" + tag, List.of());
+            if (handedBack.contains(tag)) {
+                assertTrue(
+                        mine.isEmpty()
+                                || (mine.size() == 1
+                                        && mine.get(0).getEvents().stream()
+                                                .anyMatch(e -> e.getName().startsWith("not sent"))),
+                        tag + " handed back: " + mine + " in " + history);
+                continue;
+            }
+            assertEquals(1, mine.size(), tag + " has one publish span: " + mine + " in " + history);
+            SpanData span = mine.get(0);
+            String outcome = outcomes.get(tag).get(0);
+            if (outcome.equals("confirmed")) {
+                assertEquals(StatusCode.UNSET, span.getStatus().getStatusCode(), tag + " " + span);
+            } else {
+                assertEquals(StatusCode.ERROR, span.getStatus().getStatusCode(), tag + " " + span);
+            }
+            if (!outcome.equals("confirmed") && !outcome.equals("unknown")) {
+                String code = span.getAttributes().get(AttributeKey.stringKey("error.type"));
+                assertEquals(outcome.equals("suspect") ? code : outcome, code, tag + " " + span);
+            }
+        }
     }
 
     private static void send(

@@ -10,11 +10,13 @@ import dev.outbox.config.Lifecycle;
 import dev.outbox.config.ProcessEndpoint;
 import dev.outbox.config.Settings;
 import dev.outbox.consumer.ConsumerRegistration;
+import dev.outbox.kernel.tracing.Tracing;
 import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.messaging.BrokerSession;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.Database;
 import dev.outbox.persistence.DatabaseConfig;
+import dev.outbox.persistence.PersistenceModule;
 import dev.outbox.persistence.retention.RetentionSchedule;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -83,8 +85,10 @@ public final class ConsumerApp implements AutoCloseable {
         ConsumerModule module = new ConsumerModule(settings, registration);
         Lifecycle started = new Lifecycle(name + " consumer");
         boolean migrate = DatabaseConfig.migrate(settings);
-        Database database = started.add("database", Database.start(module.database(), migrate));
+        // first started, last stopped: the spans of the last deliveries are exported before exit
+        Tracing tracing = started.add("tracing", Tracing.start(module.tracing()));
         try {
+            Database database = started.add("database", Database.start(module.database(), migrate));
             if (migrate && registration.migrations().isPresent()) {
                 // the consumer's own tables, history in flyway_<name>_history, from the consumer's jar
                 database.migrateOwn(
@@ -93,9 +97,12 @@ public final class ConsumerApp implements AutoCloseable {
                         registration.handler().getClassLoader());
             }
             // the persistence module binds the clock handlers get (UTC)
-            Injector injector =
-                    Guice.createInjector(database.module(registration.mappers().toArray(Class<?>[]::new)), module);
+            Injector injector = Guice.createInjector(
+                    database.module(registration.mappers().toArray(Class<?>[]::new)),
+                    PersistenceModule.tracedBy(tracing.openTelemetry()),
+                    module);
             ConsumerRunner runner = injector.getInstance(ConsumerRunner.class);
+            runner.tracedBy(new DeliverySpans(tracing.openTelemetry(), name, registration.queue()));
             BrokerSession session = injector.getInstance(BrokerSession.class);
             session.start();
             started.add("broker session", session);

@@ -7,6 +7,7 @@ import com.google.inject.Singleton;
 import com.rabbitmq.client.Channel;
 import dev.outbox.config.EndpointConfig;
 import dev.outbox.config.Settings;
+import dev.outbox.config.TracingConfig;
 import dev.outbox.consumer.ConsumerRegistration;
 import dev.outbox.kernel.metrics.Metrics;
 import dev.outbox.messaging.BrokerConfig;
@@ -42,6 +43,7 @@ final class ConsumerModule extends AbstractModule {
     private final EndpointConfig http;
     private final RetentionPolicy retention;
     private final WireContract contract;
+    private final TracingConfig tracing;
 
     ConsumerModule(Settings settings, ConsumerRegistration registration) {
         this.registration = registration;
@@ -52,6 +54,7 @@ final class ConsumerModule extends AbstractModule {
         this.consumer = ConsumerSettings.from(settings, prefix, name, registration.queue());
         this.http = ConsumerSettings.endpoint(settings, prefix, registration.defaultHttpPort());
         this.retention = RetentionPolicy.from(settings);
+        this.tracing = TracingConfig.from(settings, "outbox-" + name);
         ConsumerApp.requireAttemptsBelowTheDeliveryLimit(prefix, registration.queue(), consumer, broker);
         this.contract = WireContract.forQueue(registration.queue());
         ConsumerApp.requireEveryTypeOfAnOrderedAggregate(registration, contract);
@@ -71,6 +74,10 @@ final class ConsumerModule extends AbstractModule {
 
     WireContract contract() {
         return contract;
+    }
+
+    TracingConfig tracing() {
+        return tracing;
     }
 
     @Override

@@ -18,9 +18,9 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 /**
- * Runs one consumer on one queue with manual acks: {@code channels} channels, each with
- * {@code prefetch} unacknowledged deliveries. Every delivery is processed, then acked; never the
- * other way round.
+ * Runs one consumer on one queue with manual acks: {@code channels} channels, each with {@code
+ * prefetch} unacknowledged deliveries, each delivery in a span ({@link DeliverySpans}). Every
+ * delivery is processed, then acked; never the other way round.
  *
  * <ul>
  *   <li>{@link #transactional}: the effect shares the dedupe transaction
@@ -80,6 +80,7 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
     private final HeldSuccessors heldSuccessors;
     private final Settlement settlement;
     private final DatabaseWait databaseWait;
+    private volatile DeliverySpans spans = DeliverySpans.OFF;
 
     private ConsumerRunner(
             ConsumerSettings settings,
@@ -189,8 +190,17 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
                 failures);
     }
 
-    /** The callback boundary: nothing is thrown to amqp-client, which would close the channel. */
+    /** Each delivery processed in a span of {@code spans}; set before {@link #start}. */
+    void tracedBy(DeliverySpans spans) {
+        this.spans = spans;
+    }
+
     void deliver(Channel ch, Delivery delivery) {
+        spans.around(delivery, () -> handle(ch, delivery));
+    }
+
+    /** The callback boundary: nothing is thrown to amqp-client, which would close the channel. */
+    private void handle(Channel ch, Delivery delivery) {
         try {
             onDelivery(ch, delivery);
         } catch (Throwable t) { // NOPMD: the callback boundary catches everything, see the class comment

@@ -39,6 +39,7 @@ final class Settlement {
     /** Executes a verdict that settles the delivery; one that still asks for a fact is a bug of the caller's. */
     void settle(Channel ch, Delivery delivery, String messageId, DeliveryDecision.Verdict verdict) throws IOException {
         long tag = delivery.getEnvelope().getDeliveryTag();
+        DeliverySpans.settled(verdict);
         if (verdict instanceof DeliveryDecision.Ack ack) {
             ch.basicAck(tag, false);
             stats.count(ack.counted());
@@ -61,6 +62,7 @@ final class Settlement {
             return;
         }
         try {
+            DeliverySpans.settled(dead);
             deadLetter(ch, delivery, delivery.getProperties().getMessageId(), dead.reason(), dead.attempts());
         } catch (Throwable again) { // NOPMD: still the boundary
             stats.deliveryErrors.increment();
