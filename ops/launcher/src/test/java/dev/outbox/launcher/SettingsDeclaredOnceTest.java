@@ -43,7 +43,8 @@ class SettingsDeclaredOnceTest {
             "dev.outbox.persistence.retention.RetentionPolicy",
             "dev.outbox.consumer.runtime.ConsumerSettings",
             "dev.outbox.launcher.ZeroInfraConfig",
-            "dev.outbox.config.LoggingConfig");
+            "dev.outbox.config.LoggingConfig",
+            "dev.outbox.config.TracingConfig");
 
     private static final String BEGIN = "<!-- settings:begin";
     private static final String END = "<!-- settings:end -->";
