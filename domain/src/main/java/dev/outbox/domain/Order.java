@@ -29,7 +29,6 @@ import java.util.regex.Pattern;
  * </pre>
  */
 public final class Order {
-    public static final String AGGREGATE_TYPE = "order";
     public static final int MAX_LINES = 100;
     public static final int MAX_CUSTOMER_ID_LENGTH = 128;
     public static final int MAX_REASON_LENGTH = 500;
@@ -120,7 +119,17 @@ public final class Order {
         }
         Order order = new Order(
                 id, customerId, tenantId, OrderStatus.PLACED, 1, currency, lines, total, null, null, now, now);
-        return new Transition(order, List.of(new OrderCreated(order, now)));
+        return new Transition(
+                order,
+                List.of(new OrderCreated(
+                        id,
+                        order.version,
+                        now,
+                        customerId,
+                        tenantId,
+                        currency.getCurrencyCode(),
+                        total.toDecimalString(),
+                        OrderCreated.lines(order.lines))));
     }
 
     private static void validateLine(int index, OrderLine line, Currency currency, List<Violation> violations) {
@@ -180,7 +189,10 @@ public final class Order {
                 null,
                 createdAt,
                 now);
-        return new Transition(next, List.of(new PaymentCaptured(next, now)));
+        return new Transition(
+                next,
+                List.of(new PaymentCaptured(
+                        id, next.version, now, newPaymentId, total.toDecimalString(), currency.getCurrencyCode())));
     }
 
     /**
@@ -212,7 +224,8 @@ public final class Order {
                 null,
                 createdAt,
                 now);
-        return new Transition(next, List.of(new OrderShipped(next, carrier.strip(), trackingNumber.strip(), now)));
+        return new Transition(
+                next, List.of(new OrderShipped(id, next.version, now, carrier.strip(), trackingNumber.strip())));
     }
 
     private static void requireShippingField(String field, String value, List<Violation> violations) {
@@ -254,7 +267,7 @@ public final class Order {
                 reason,
                 createdAt,
                 now);
-        events.add(new OrderCancelled(cancelled, status, now));
+        events.add(new OrderCancelled(id, cancelled.version, now, reason, status));
         Order next = cancelled;
         if (status == OrderStatus.CAPTURED) {
             next = new Order(
@@ -270,7 +283,8 @@ public final class Order {
                     reason,
                     createdAt,
                     now);
-            events.add(new PaymentRefunded(next, now));
+            events.add(new PaymentRefunded(
+                    id, next.version, now, paymentId, total.toDecimalString(), currency.getCurrencyCode()));
         }
         return new Transition(next, events);
     }
