@@ -48,7 +48,14 @@ public final class Order {
     private final Instant createdAt;
     private final Instant updatedAt;
 
-    private Order(
+    /**
+     * Rebuilds an order from storage; no rules are re-checked beyond basic consistency, which every
+     * order keeps. New orders come from {@link #place}, later states from its commands.
+     *
+     * @throws IllegalStateException when the version is below 1, or a captured or shipped order
+     *     has no payment id
+     */
+    public Order(
             UUID id,
             String customerId,
             String tenantId,
@@ -61,6 +68,12 @@ public final class Order {
             String cancelReason,
             Instant createdAt,
             Instant updatedAt) {
+        if (version < 1) {
+            throw new IllegalStateException("order " + id + " has version " + version);
+        }
+        if ((status == OrderStatus.CAPTURED || status == OrderStatus.SHIPPED) && paymentId == null) {
+            throw new IllegalStateException(status + " order " + id + " has no payment id");
+        }
         this.id = Objects.requireNonNull(id, "id");
         this.customerId = Objects.requireNonNull(customerId, "customerId");
         this.tenantId = tenantId;
@@ -176,19 +189,7 @@ public final class Order {
                     "capture amount " + amount.toDecimalString() + " must equal the order total "
                             + total.toDecimalString());
         }
-        Order next = new Order(
-                id,
-                customerId,
-                tenantId,
-                OrderStatus.CAPTURED,
-                version + 1,
-                currency,
-                lines,
-                total,
-                newPaymentId,
-                null,
-                createdAt,
-                now);
+        Order next = with(OrderStatus.CAPTURED, version + 1, newPaymentId, null, now);
         return new Transition(
                 next,
                 List.of(new PaymentCaptured(
@@ -211,19 +212,7 @@ public final class Order {
         if (status != OrderStatus.CAPTURED) {
             throw new IllegalTransitionException(status, "ship");
         }
-        Order next = new Order(
-                id,
-                customerId,
-                tenantId,
-                OrderStatus.SHIPPED,
-                version + 1,
-                currency,
-                lines,
-                total,
-                paymentId,
-                null,
-                createdAt,
-                now);
+        Order next = with(OrderStatus.SHIPPED, version + 1, paymentId, null, now);
         return new Transition(
                 next, List.of(new OrderShipped(id, next.version, now, carrier.strip(), trackingNumber.strip())));
     }
@@ -254,61 +243,18 @@ public final class Order {
             throw new IllegalTransitionException(status, "cancel");
         }
         List<DomainEvent> events = new ArrayList<>(2);
-        Order cancelled = new Order(
-                id,
-                customerId,
-                tenantId,
-                OrderStatus.CANCELLED,
-                version + 1,
-                currency,
-                lines,
-                total,
-                paymentId,
-                reason,
-                createdAt,
-                now);
-        events.add(new OrderCancelled(id, cancelled.version, now, reason, status));
-        Order next = cancelled;
+        Order next = with(OrderStatus.CANCELLED, version + 1, paymentId, reason, now);
+        events.add(new OrderCancelled(id, next.version, now, reason, status));
         if (status == OrderStatus.CAPTURED) {
-            next = new Order(
-                    id,
-                    customerId,
-                    tenantId,
-                    OrderStatus.CANCELLED,
-                    version + 2,
-                    currency,
-                    lines,
-                    total,
-                    paymentId,
-                    reason,
-                    createdAt,
-                    now);
+            next = with(OrderStatus.CANCELLED, version + 2, paymentId, reason, now);
             events.add(new PaymentRefunded(
                     id, next.version, now, paymentId, total.toDecimalString(), currency.getCurrencyCode()));
         }
         return new Transition(next, events);
     }
 
-    /** Rebuilds an order from storage; no rules are re-checked beyond basic consistency. */
-    public static Order rehydrate(
-            UUID id,
-            String customerId,
-            String tenantId,
-            OrderStatus status,
-            long version,
-            Currency currency,
-            List<OrderLine> lines,
-            Money total,
-            UUID paymentId,
-            String cancelReason,
-            Instant createdAt,
-            Instant updatedAt) {
-        if (version < 1) {
-            throw new IllegalStateException("order " + id + " has version " + version);
-        }
-        if ((status == OrderStatus.CAPTURED || status == OrderStatus.SHIPPED) && paymentId == null) {
-            throw new IllegalStateException(status + " order " + id + " has no payment id");
-        }
+    /** This order in a later state: what was placed stays, the lifecycle moves on. */
+    private Order with(OrderStatus status, long version, UUID paymentId, String cancelReason, Instant now) {
         return new Order(
                 id,
                 customerId,
@@ -321,7 +267,7 @@ public final class Order {
                 paymentId,
                 cancelReason,
                 createdAt,
-                updatedAt);
+                now);
     }
 
     public UUID id() {
