@@ -2,7 +2,6 @@ package dev.outbox.relay;
 
 import dev.outbox.messaging.ExponentialBackoff;
 import dev.outbox.persistence.DataAccessException;
-import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.persistence.relay.LivenessLock;
 import dev.outbox.persistence.relay.RelayLock;
 import dev.outbox.persistence.relay.RelayRegistry;
@@ -75,29 +74,10 @@ final class RelayLiveness implements AutoCloseable {
     /** When the lock was last taken (System.nanoTime()); a relay judges others only a grace later. */
     private volatile long heldSince;
 
-    RelayLiveness(
-            LivenessConfig config,
-            DatabaseConfig database,
-            String relayId,
-            RelayRegistry registry,
-            ClaimGate gate,
-            Runnable wakeUp,
-            ExponentialBackoff backoff,
-            int maxAttempts,
-            MeterRegistry meters) {
-        this(
-                config,
-                () -> RelayLock.connect(database, relayId, config.silentHostTimeout()),
-                relayId,
-                registry,
-                gate,
-                wakeUp,
-                backoff,
-                maxAttempts,
-                meters);
-    }
-
-    /** {@code connector} opens a new session of the relay's lock each time it is called. */
+    /**
+     * {@code connector} opens a new session of the relay's lock each time it is called: in the
+     * relay, {@link RelayLock#connect} on a connection of its own.
+     */
     RelayLiveness(
             LivenessConfig config,
             Supplier<LivenessLock> connector,
