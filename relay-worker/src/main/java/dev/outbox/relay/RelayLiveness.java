@@ -1,5 +1,6 @@
 package dev.outbox.relay;
 
+import dev.outbox.ProcessIds;
 import dev.outbox.messaging.ExponentialBackoff;
 import dev.outbox.persistence.DataAccessException;
 import dev.outbox.persistence.relay.LivenessLock;
@@ -8,8 +9,6 @@ import dev.outbox.persistence.relay.RelayRegistry;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Instant;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -207,7 +206,8 @@ final class RelayLiveness implements AutoCloseable {
                 if (!acquire(lock)) {
                     return;
                 }
-                lock.recordIncarnation(host(), ProcessHandle.current().pid(), processStart());
+                lock.recordIncarnation(
+                        ProcessIds.hostName(), ProcessHandle.current().pid(), processStart());
                 if (!tookBack) {
                     deadRelays.takeBackOwnRows();
                     tookBack = true;
@@ -339,14 +339,6 @@ final class RelayLiveness implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
-        }
-    }
-
-    private static String host() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException e) {
-            return "unknown-host";
         }
     }
 
