@@ -29,7 +29,6 @@ import java.util.regex.Pattern;
  * </pre>
  */
 public final class Order {
-    public static final String AGGREGATE_TYPE = "order";
     public static final int MAX_LINES = 100;
     public static final int MAX_CUSTOMER_ID_LENGTH = 128;
     public static final int MAX_REASON_LENGTH = 500;
@@ -49,7 +48,14 @@ public final class Order {
     private final Instant createdAt;
     private final Instant updatedAt;
 
-    private Order(
+    /**
+     * Rebuilds an order from storage; no rules are re-checked beyond basic consistency, which every
+     * order keeps. New orders come from {@link #place}, later states from its commands.
+     *
+     * @throws IllegalStateException when the version is below 1, or a captured or shipped order
+     *     has no payment id
+     */
+    public Order(
             UUID id,
             String customerId,
             String tenantId,
@@ -62,6 +68,12 @@ public final class Order {
             String cancelReason,
             Instant createdAt,
             Instant updatedAt) {
+        if (version < 1) {
+            throw new IllegalStateException("order " + id + " has version " + version);
+        }
+        if ((status == OrderStatus.CAPTURED || status == OrderStatus.SHIPPED) && paymentId == null) {
+            throw new IllegalStateException(status + " order " + id + " has no payment id");
+        }
         this.id = Objects.requireNonNull(id, "id");
         this.customerId = Objects.requireNonNull(customerId, "customerId");
         this.tenantId = tenantId;
@@ -120,7 +132,17 @@ public final class Order {
         }
         Order order = new Order(
                 id, customerId, tenantId, OrderStatus.PLACED, 1, currency, lines, total, null, null, now, now);
-        return new Transition(order, List.of(new OrderCreated(order, now)));
+        return new Transition(
+                order,
+                List.of(new OrderCreated(
+                        id,
+                        order.version,
+                        now,
+                        customerId,
+                        tenantId,
+                        currency.getCurrencyCode(),
+                        total.toDecimalString(),
+                        OrderCreated.lines(order.lines))));
     }
 
     private static void validateLine(int index, OrderLine line, Currency currency, List<Violation> violations) {
@@ -167,20 +189,11 @@ public final class Order {
                     "capture amount " + amount.toDecimalString() + " must equal the order total "
                             + total.toDecimalString());
         }
-        Order next = new Order(
-                id,
-                customerId,
-                tenantId,
-                OrderStatus.CAPTURED,
-                version + 1,
-                currency,
-                lines,
-                total,
-                newPaymentId,
-                null,
-                createdAt,
-                now);
-        return new Transition(next, List.of(new PaymentCaptured(next, now)));
+        Order next = with(OrderStatus.CAPTURED, version + 1, newPaymentId, null, now);
+        return new Transition(
+                next,
+                List.of(new PaymentCaptured(
+                        id, next.version, now, newPaymentId, total.toDecimalString(), currency.getCurrencyCode())));
     }
 
     /**
@@ -199,20 +212,9 @@ public final class Order {
         if (status != OrderStatus.CAPTURED) {
             throw new IllegalTransitionException(status, "ship");
         }
-        Order next = new Order(
-                id,
-                customerId,
-                tenantId,
-                OrderStatus.SHIPPED,
-                version + 1,
-                currency,
-                lines,
-                total,
-                paymentId,
-                null,
-                createdAt,
-                now);
-        return new Transition(next, List.of(new OrderShipped(next, carrier.strip(), trackingNumber.strip(), now)));
+        Order next = with(OrderStatus.SHIPPED, version + 1, paymentId, null, now);
+        return new Transition(
+                next, List.of(new OrderShipped(id, next.version, now, carrier.strip(), trackingNumber.strip())));
     }
 
     private static void requireShippingField(String field, String value, List<Violation> violations) {
@@ -241,60 +243,18 @@ public final class Order {
             throw new IllegalTransitionException(status, "cancel");
         }
         List<DomainEvent> events = new ArrayList<>(2);
-        Order cancelled = new Order(
-                id,
-                customerId,
-                tenantId,
-                OrderStatus.CANCELLED,
-                version + 1,
-                currency,
-                lines,
-                total,
-                paymentId,
-                reason,
-                createdAt,
-                now);
-        events.add(new OrderCancelled(cancelled, status, now));
-        Order next = cancelled;
+        Order next = with(OrderStatus.CANCELLED, version + 1, paymentId, reason, now);
+        events.add(new OrderCancelled(id, next.version, now, reason, status));
         if (status == OrderStatus.CAPTURED) {
-            next = new Order(
-                    id,
-                    customerId,
-                    tenantId,
-                    OrderStatus.CANCELLED,
-                    version + 2,
-                    currency,
-                    lines,
-                    total,
-                    paymentId,
-                    reason,
-                    createdAt,
-                    now);
-            events.add(new PaymentRefunded(next, now));
+            next = with(OrderStatus.CANCELLED, version + 2, paymentId, reason, now);
+            events.add(new PaymentRefunded(
+                    id, next.version, now, paymentId, total.toDecimalString(), currency.getCurrencyCode()));
         }
         return new Transition(next, events);
     }
 
-    /** Rebuilds an order from storage; no rules are re-checked beyond basic consistency. */
-    public static Order rehydrate(
-            UUID id,
-            String customerId,
-            String tenantId,
-            OrderStatus status,
-            long version,
-            Currency currency,
-            List<OrderLine> lines,
-            Money total,
-            UUID paymentId,
-            String cancelReason,
-            Instant createdAt,
-            Instant updatedAt) {
-        if (version < 1) {
-            throw new IllegalStateException("order " + id + " has version " + version);
-        }
-        if ((status == OrderStatus.CAPTURED || status == OrderStatus.SHIPPED) && paymentId == null) {
-            throw new IllegalStateException(status + " order " + id + " has no payment id");
-        }
+    /** This order in a later state: what was placed stays, the lifecycle moves on. */
+    private Order with(OrderStatus status, long version, UUID paymentId, String cancelReason, Instant now) {
         return new Order(
                 id,
                 customerId,
@@ -307,7 +267,7 @@ public final class Order {
                 paymentId,
                 cancelReason,
                 createdAt,
-                updatedAt);
+                now);
     }
 
     public UUID id() {

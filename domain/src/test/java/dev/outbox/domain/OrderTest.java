@@ -239,10 +239,10 @@ class OrderTest {
     }
 
     @Test
-    void rehydrateRefusesInconsistentState() {
+    void rebuildingAnOrderRefusesInconsistentState() {
         assertThrows(
                 IllegalStateException.class,
-                () -> Order.rehydrate(
+                () -> new Order(
                         ORDER_ID,
                         "c",
                         null,
@@ -257,7 +257,7 @@ class OrderTest {
                         T0));
         assertThrows(
                 IllegalStateException.class,
-                () -> Order.rehydrate(
+                () -> new Order(
                         ORDER_ID,
                         "c",
                         null,

@@ -1,13 +1,12 @@
 package dev.outbox.relay;
 
+import dev.outbox.ProcessIds;
 import dev.outbox.config.ConfigurationException;
 import dev.outbox.config.EndpointConfig;
 import dev.outbox.config.Setting;
 import dev.outbox.config.Settings;
 import dev.outbox.kernel.contract.MessageContracts;
 import dev.outbox.persistence.LeaseConfig;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -160,7 +159,7 @@ public record RelayConfig(
     public static RelayConfig from(Settings s) {
         boolean cdc = cdc(s);
         return new RelayConfig(
-                s.get(RELAY_ID, defaultRelayId()),
+                s.get(RELAY_ID, ProcessIds.hostAndPid()),
                 s.get(PUBLISHERS),
                 s.get(BATCH_SIZE),
                 s.get(CONFIRM_WINDOW),
@@ -219,16 +218,6 @@ public record RelayConfig(
                 new java.util.TreeSet<>(MessageContracts.onClasspath().unorderedTypes());
         out.addAll(configured);
         return out;
-    }
-
-    static String defaultRelayId() {
-        String host;
-        try {
-            host = InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException e) {
-            host = "unknown-host";
-        }
-        return host + "-" + ProcessHandle.current().pid();
     }
 
     public RelayConfig withRelayId(String id) {

@@ -1,16 +1,14 @@
 package dev.outbox.relay;
 
+import dev.outbox.ProcessIds;
 import dev.outbox.messaging.ExponentialBackoff;
 import dev.outbox.persistence.DataAccessException;
-import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.persistence.relay.LivenessLock;
 import dev.outbox.persistence.relay.RelayLock;
 import dev.outbox.persistence.relay.RelayRegistry;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Instant;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -75,29 +73,10 @@ final class RelayLiveness implements AutoCloseable {
     /** When the lock was last taken (System.nanoTime()); a relay judges others only a grace later. */
     private volatile long heldSince;
 
-    RelayLiveness(
-            LivenessConfig config,
-            DatabaseConfig database,
-            String relayId,
-            RelayRegistry registry,
-            ClaimGate gate,
-            Runnable wakeUp,
-            ExponentialBackoff backoff,
-            int maxAttempts,
-            MeterRegistry meters) {
-        this(
-                config,
-                () -> RelayLock.connect(database, relayId, config.silentHostTimeout()),
-                relayId,
-                registry,
-                gate,
-                wakeUp,
-                backoff,
-                maxAttempts,
-                meters);
-    }
-
-    /** {@code connector} opens a new session of the relay's lock each time it is called. */
+    /**
+     * {@code connector} opens a new session of the relay's lock each time it is called: in the
+     * relay, {@link RelayLock#connect} on a connection of its own.
+     */
     RelayLiveness(
             LivenessConfig config,
             Supplier<LivenessLock> connector,
@@ -227,7 +206,8 @@ final class RelayLiveness implements AutoCloseable {
                 if (!acquire(lock)) {
                     return;
                 }
-                lock.recordIncarnation(host(), ProcessHandle.current().pid(), processStart());
+                lock.recordIncarnation(
+                        ProcessIds.hostName(), ProcessHandle.current().pid(), processStart());
                 if (!tookBack) {
                     deadRelays.takeBackOwnRows();
                     tookBack = true;
@@ -359,14 +339,6 @@ final class RelayLiveness implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
-        }
-    }
-
-    private static String host() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException e) {
-            return "unknown-host";
         }
     }
 

@@ -18,6 +18,7 @@ import dev.outbox.persistence.metrics.OutboxGauges;
 import dev.outbox.persistence.metrics.RelayGauges;
 import dev.outbox.persistence.ops.OutboxStatsReader;
 import dev.outbox.persistence.outbox.OutboxStore;
+import dev.outbox.persistence.relay.RelayLock;
 import dev.outbox.persistence.relay.RelayRegistry;
 import dev.outbox.persistence.retention.RetentionPolicy;
 import dev.outbox.persistence.retention.RetentionRun;
@@ -157,7 +158,7 @@ final class RelayModule extends AbstractModule {
         }
         return Optional.of(new RelayLiveness(
                 liveness,
-                database,
+                () -> RelayLock.connect(database, config.relayId(), liveness.silentHostTimeout()),
                 config.relayId(),
                 relays,
                 relay.claims(),

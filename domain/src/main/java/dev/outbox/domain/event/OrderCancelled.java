@@ -1,7 +1,6 @@
 package dev.outbox.domain.event;
 
 import dev.outbox.MessageType;
-import dev.outbox.domain.Order;
 import dev.outbox.domain.OrderStatus;
 import java.time.Instant;
 import java.util.Map;
@@ -12,10 +11,6 @@ public record OrderCancelled(
         UUID aggregateId, long aggregateVersion, Instant occurredAt, String reason, OrderStatus previousStatus)
         implements OrderEvent {
     public static final MessageType TYPE = new MessageType("order.cancelled", 1);
-
-    public OrderCancelled(Order cancelled, OrderStatus previousStatus, Instant at) {
-        this(cancelled.id(), cancelled.version(), at, cancelled.cancelReason(), previousStatus);
-    }
 
     @Override
     public MessageType type() {

@@ -1,7 +1,6 @@
 package dev.outbox.domain.event;
 
 import dev.outbox.MessageType;
-import dev.outbox.domain.Order;
 import dev.outbox.domain.OrderLine;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -23,21 +22,10 @@ public record OrderCreated(
         implements OrderEvent {
     public static final MessageType TYPE = new MessageType("order.created", 1);
 
-    public OrderCreated(Order order, Instant at) {
-        this(
-                order.id(),
-                order.version(),
-                at,
-                order.customerId(),
-                order.tenantId(),
-                order.currency().getCurrencyCode(),
-                order.total().toDecimalString(),
-                linesOf(order));
-    }
-
-    private static List<Map<String, Object>> linesOf(Order order) {
-        List<Map<String, Object>> out = new ArrayList<>(order.lines().size());
-        for (OrderLine line : order.lines()) {
+    /** The order's lines as the payload lists them: SKU, quantity and unit price as decimal text. */
+    public static List<Map<String, Object>> lines(List<OrderLine> orderLines) {
+        List<Map<String, Object>> out = new ArrayList<>(orderLines.size());
+        for (OrderLine line : orderLines) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("sku", line.sku());
             m.put("quantity", line.quantity());

@@ -1,7 +1,6 @@
 package dev.outbox.domain.event;
 
 import dev.outbox.DomainEvent;
-import dev.outbox.domain.Order;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -10,9 +9,12 @@ import java.util.Map;
  * order's id. Each event type adds its own fields ({@link #putFields}) in its contract's order.
  */
 public interface OrderEvent extends DomainEvent {
+    /** The aggregate type of every order event. */
+    String AGGREGATE_TYPE = "order";
+
     @Override
     default String aggregateType() {
-        return Order.AGGREGATE_TYPE;
+        return AGGREGATE_TYPE;
     }
 
     /** The payload's fields after {@code orderId}, in the order the contract lists them. */

@@ -1,7 +1,6 @@
 package dev.outbox.domain.event;
 
 import dev.outbox.MessageType;
-import dev.outbox.domain.Order;
 import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
@@ -11,10 +10,6 @@ public record OrderShipped(
         UUID aggregateId, long aggregateVersion, Instant occurredAt, String carrier, String trackingNumber)
         implements OrderEvent {
     public static final MessageType TYPE = new MessageType("order.shipped", 1);
-
-    public OrderShipped(Order shipped, String carrier, String trackingNumber, Instant at) {
-        this(shipped.id(), shipped.version(), at, carrier, trackingNumber);
-    }
 
     @Override
     public MessageType type() {

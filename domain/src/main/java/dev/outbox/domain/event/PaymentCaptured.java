@@ -1,26 +1,14 @@
 package dev.outbox.domain.event;
 
 import dev.outbox.MessageType;
-import dev.outbox.domain.Order;
 import java.time.Instant;
-import java.util.Map;
 import java.util.UUID;
 
 /** {@code payment.captured} v1: the whole order total was captured under {@code paymentId}. */
 public record PaymentCaptured(
         UUID aggregateId, long aggregateVersion, Instant occurredAt, UUID paymentId, String amount, String currency)
-        implements OrderEvent {
+        implements PaymentEvent {
     public static final MessageType TYPE = new MessageType("payment.captured", 1);
-
-    public PaymentCaptured(Order order, Instant at) {
-        this(
-                order.id(),
-                order.version(),
-                at,
-                order.paymentId(),
-                order.total().toDecimalString(),
-                order.currency().getCurrencyCode());
-    }
 
     @Override
     public MessageType type() {
@@ -28,10 +16,7 @@ public record PaymentCaptured(
     }
 
     @Override
-    public void putFields(Map<String, Object> p) {
-        p.put("paymentId", paymentId.toString());
-        p.put("amount", amount);
-        p.put("currency", currency);
-        p.put("capturedAt", occurredAt.toString());
+    public String occurredAtField() {
+        return "capturedAt";
     }
 }

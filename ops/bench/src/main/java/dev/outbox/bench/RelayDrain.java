@@ -59,79 +59,16 @@ final class RelayDrain {
             relaySettings = withCdc;
             dropSlot(env, CDC_SLOT);
         }
-        try {
-            return drain(env, events, processes, relaySettings, fresh, cdc);
-        } finally {
-            if (cdc) {
-                dropSlot(env, CDC_SLOT);
-            }
-        }
-    }
-
-    /**
-     * The backlog in one transaction; for CDC in transactions of {@link BacklogDrain#CHUNK} rows (the
-     * relay hands a transaction larger than OUTBOX_RELAY_CDC_MAX_TRANSACTION_ROWS, 10,000 by default,
-     * to its retry path: C would measure polling), timed from the first commit.
-     */
-    private static Instant write(BenchEnv env, List<NewOutboxMessage> rows, boolean analyze, boolean cdc)
-            throws java.sql.SQLException {
-        return cdc ? env.backlogInChunks(rows, BacklogDrain.CHUNK, analyze) : env.backlog(rows, analyze);
-    }
-
-    /** Drops a benchmark's slot once no session reads it (the relays that read it have stopped). */
-    static void dropSlot(BenchEnv env, String slot) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (env.db.count("SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active", slot) > 0
-                && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
-        env.db.rows(
-                "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?"
-                        + " AND NOT active",
-                slot);
-    }
-
-    private static Result drain(
-            BenchEnv env,
-            List<NewOutboxMessage> events,
-            int processes,
-            Map<String, String> relaySettings,
-            boolean fresh,
-            boolean cdc)
-            throws Exception {
-        if (fresh) {
-            env.fresh();
-            // the warm-up must not leave statistics behind: no auto-analyze until the backlog lands
-            env.autovacuum(false);
-        } else {
-            env.clean();
-        }
         List<JavaProcess> relays = new ArrayList<>();
         try {
-            for (int i = 0; i < processes; i++) {
-                Map<String, String> processEnv = new LinkedHashMap<>(env.processEnv());
-                processEnv.putAll(relaySettings);
-                processEnv.put("OUTBOX_RELAY_ID", "bench-relay-" + i);
-                relays.add(BenchProcess.start("relay-" + i, "dev.outbox.relay.RelayMain", processEnv));
+            if (fresh) {
+                env.fresh();
+                // the warm-up must not leave statistics behind: no auto-analyze until the backlog lands
+                env.autovacuum(false);
+            } else {
+                env.clean();
             }
-            for (JavaProcess r : relays) {
-                r.awaitOutput(Pattern.compile("relay bench-relay-\\d+ running"), Duration.ofSeconds(60));
-            }
-            if (cdc) {
-                // one of them reads the slot (the others stand by): from here every row is streamed
-                relays.get(0)
-                        .awaitOutput(
-                                Pattern.compile("reads replication slot " + CDC_SLOT + "|created replication slot"),
-                                Duration.ofSeconds(60));
-                long slotDeadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-                while (env.db.count(
-                                        "SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active",
-                                        CDC_SLOT)
-                                == 0
-                        && System.nanoTime() < slotDeadline) {
-                    Thread.sleep(50);
-                }
-            }
+            startRelays(env, processes, relaySettings, cdc, relays);
             // A relay runs for weeks; its first seconds are spent compiling its hot paths (the JIT
             // took 5 of 9 CPU-seconds of a cold 100k-row drain). Warm it up, then measure.
             List<NewOutboxMessage> warmup = Backlog.events(Math.min(events.size(), WARMUP_ROWS));
@@ -180,7 +117,64 @@ final class RelayDrain {
                     maxRss);
         } finally {
             relays.forEach(JavaProcess::close);
+            if (cdc) {
+                dropSlot(env, CDC_SLOT);
+            }
         }
+    }
+
+    /**
+     * Starts the relays into {@code relays} and waits until each runs; with {@code cdc}, until one
+     * of them reads the slot: from then on every row is streamed.
+     */
+    private static void startRelays(
+            BenchEnv env, int processes, Map<String, String> relaySettings, boolean cdc, List<JavaProcess> relays)
+            throws Exception {
+        for (int i = 0; i < processes; i++) {
+            Map<String, String> processEnv = new LinkedHashMap<>(env.processEnv());
+            processEnv.putAll(relaySettings);
+            processEnv.put("OUTBOX_RELAY_ID", "bench-relay-" + i);
+            relays.add(BenchProcess.start("relay-" + i, "dev.outbox.relay.RelayMain", processEnv));
+        }
+        for (JavaProcess r : relays) {
+            r.awaitOutput(Pattern.compile("relay bench-relay-\\d+ running"), Duration.ofSeconds(60));
+        }
+        if (cdc) {
+            // one of them reads the slot (the others stand by): from here every row is streamed
+            relays.get(0)
+                    .awaitOutput(
+                            Pattern.compile("reads replication slot " + CDC_SLOT + "|created replication slot"),
+                            Duration.ofSeconds(60));
+            long slotDeadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (env.db.count("SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active", CDC_SLOT)
+                            == 0
+                    && System.nanoTime() < slotDeadline) {
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    /**
+     * The backlog in one transaction; for CDC in transactions of {@link BacklogDrain#CHUNK} rows (the
+     * relay hands a transaction larger than OUTBOX_RELAY_CDC_MAX_TRANSACTION_ROWS, 10,000 by default,
+     * to its retry path: C would measure polling), timed from the first commit.
+     */
+    private static Instant write(BenchEnv env, List<NewOutboxMessage> rows, boolean analyze, boolean cdc)
+            throws java.sql.SQLException {
+        return cdc ? env.backlogInChunks(rows, BacklogDrain.CHUNK, analyze) : env.backlog(rows, analyze);
+    }
+
+    /** Drops a benchmark's slot once no session reads it (the relays that read it have stopped). */
+    static void dropSlot(BenchEnv env, String slot) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (env.db.count("SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active", slot) > 0
+                && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        env.db.rows(
+                "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?"
+                        + " AND NOT active",
+                slot);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.outbox.testkit;
 
+import dev.outbox.testkit.net.NetworkSandbox;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -9,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 
 /**
@@ -18,6 +18,9 @@ import java.util.regex.Pattern;
  * file that the test can wait on.
  */
 public final class JavaProcess implements AutoCloseable {
+    /** JVM options that favour a quick start over peak speed, as tests want. */
+    private static final List<String> QUICK_START = List.of("-Xmx256m", "-XX:TieredStopAtLevel=1");
+
     private final Process process;
     private final Path log;
     private final String name;
@@ -31,51 +34,40 @@ public final class JavaProcess implements AutoCloseable {
     /** Starts with JVM options that favour a quick start over peak speed, as tests want. */
     public static JavaProcess start(String name, String mainClass, Map<String, String> env, String... args)
             throws IOException {
-        return start(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"), name, mainClass, env, args);
+        return start(QUICK_START, name, mainClass, env, args);
     }
 
     /** Starts with the given JVM options (the benchmark runs processes with the full JIT). */
     public static JavaProcess start(
             List<String> jvmOptions, String name, String mainClass, Map<String, String> env, String... args)
             throws IOException {
-        return start(UnaryOperator.identity(), jvmOptions, name, mainClass, env, args);
+        return launch(name, command(jvmOptions, mainClass, args), env);
     }
 
     /**
-     * Starts inside a {@link dev.outbox.testkit.net.NetworkSandbox}: {@code ip netns exec} execs
-     * the JVM, so {@link #pid()} is the JVM's own and signals reach it.
+     * Starts inside a {@link NetworkSandbox}: {@code ip netns exec} execs the JVM, so {@link #pid()}
+     * is the JVM's own and signals reach it.
      */
     public static JavaProcess startIn(
-            dev.outbox.testkit.net.NetworkSandbox sandbox,
-            String name,
-            String mainClass,
-            Map<String, String> env,
-            String... args)
+            NetworkSandbox sandbox, String name, String mainClass, Map<String, String> env, String... args)
             throws IOException {
-        return startIn(sandbox, List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"), name, mainClass, env, args);
+        return startIn(sandbox, QUICK_START, name, mainClass, env, args);
     }
 
-    /** {@link #startIn(dev.outbox.testkit.net.NetworkSandbox, String, String, Map, String...)} with JVM options. */
+    /** {@link #startIn(NetworkSandbox, String, String, Map, String...)} with JVM options. */
     public static JavaProcess startIn(
-            dev.outbox.testkit.net.NetworkSandbox sandbox,
+            NetworkSandbox sandbox,
             List<String> jvmOptions,
             String name,
             String mainClass,
             Map<String, String> env,
             String... args)
             throws IOException {
-        return start(sandbox::wrap, jvmOptions, name, mainClass, env, args);
+        return launch(name, sandbox.wrap(command(jvmOptions, mainClass, args)), env);
     }
 
-    private static JavaProcess start(
-            UnaryOperator<List<String>> wrapper,
-            List<String> jvmOptions,
-            String name,
-            String mainClass,
-            Map<String, String> env,
-            String... args)
-            throws IOException {
-        Path log = Files.createTempFile("outbox-" + name + "-", ".log");
+    /** The command line that runs {@code mainClass} in a JVM of this one's and with its class path. */
+    private static List<String> command(List<String> jvmOptions, String mainClass, String... args) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
@@ -83,7 +75,13 @@ public final class JavaProcess implements AutoCloseable {
         command.add(System.getProperty("java.class.path"));
         command.add(mainClass);
         command.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(wrapper.apply(command));
+        return command;
+    }
+
+    /** Runs {@code command} with {@code env} added, its output (stderr too) going to a new log file. */
+    private static JavaProcess launch(String name, List<String> command, Map<String, String> env) throws IOException {
+        Path log = Files.createTempFile("outbox-" + name + "-", ".log");
+        ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().putAll(env);
         pb.redirectErrorStream(true);
         pb.redirectOutput(log.toFile());

@@ -38,7 +38,6 @@ public record NewOutboxMessage(
         Objects.requireNonNull(headers, "headers");
     }
 
-    /** The same message with another payload snapshot (JSON text): for tests of what consumers tolerate. */
     /**
      * The row as the relay reads it back before claiming it ({@code PENDING}, no attempt yet): for
      * mapping a message to AMQP without a database (the benchmark's broker ceiling, tests that
@@ -67,24 +66,6 @@ public record NewOutboxMessage(
                 null,
                 null,
                 null,
-                correlationId,
-                causationId,
-                traceId,
-                tenantId);
-    }
-
-    public NewOutboxMessage withPayload(String otherPayload) {
-        return new NewOutboxMessage(
-                id,
-                aggregateType,
-                aggregateId,
-                aggregateVersion,
-                messageType,
-                messageVersion,
-                exchangeName,
-                routingKey,
-                otherPayload,
-                headers,
                 correlationId,
                 causationId,
                 traceId,

@@ -70,7 +70,7 @@ public class OrderRepository {
         for (OrderLineRow l : mapper.findLines(row.id())) {
             lines.add(new OrderLine(l.sku(), l.quantity(), Money.of(l.unitPrice(), currency)));
         }
-        return Order.rehydrate(
+        return new Order(
                 row.id(),
                 row.customerId(),
                 row.tenantId(),

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.outbox.ProcessIds;
 import dev.outbox.TimeOrderedIds;
 import dev.outbox.consumer.InboundMessage;
 import dev.outbox.consumer.MessageHandler;
@@ -11,8 +12,6 @@ import dev.outbox.consumer.NonRetryableMessageException;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.math.BigDecimal;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Clock;
 import java.util.UUID;
 import org.slf4j.Logger;
@@ -44,7 +43,8 @@ public class LedgerHandler implements MessageHandler {
 
     private final LedgerMapper ledger;
     private final Clock clock;
-    private final String instanceId = instanceId();
+    /** Names this process in the journal, as a relay's default id names it: host name and pid. */
+    private final String instanceId = ProcessIds.hostAndPid();
 
     @Inject
     public LedgerHandler(LedgerMapper ledger, Clock clock) {
@@ -88,17 +88,6 @@ public class LedgerHandler implements MessageHandler {
                     entry.paymentId(),
                     message.messageId());
         }
-    }
-
-    /** Host name and pid, like a relay's default id: names the process in the journal. */
-    private static String instanceId() {
-        String host;
-        try {
-            host = InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException e) {
-            host = "unknown-host";
-        }
-        return host + "-" + ProcessHandle.current().pid();
     }
 
     /**

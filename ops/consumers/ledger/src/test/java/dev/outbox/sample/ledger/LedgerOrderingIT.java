@@ -83,6 +83,25 @@ class LedgerOrderingIT {
                 .toList();
     }
 
+    /** The same message with another payload snapshot (JSON text). */
+    private static NewOutboxMessage withPayload(NewOutboxMessage m, String payload) {
+        return new NewOutboxMessage(
+                m.id(),
+                m.aggregateType(),
+                m.aggregateId(),
+                m.aggregateVersion(),
+                m.messageType(),
+                m.messageVersion(),
+                m.exchangeName(),
+                m.routingKey(),
+                payload,
+                m.headers(),
+                m.correlationId(),
+                m.causationId(),
+                m.traceId(),
+                m.tenantId());
+    }
+
     private void publish(List<OutboundMessage> messages) {
         broker.withChannel(ch -> {
             for (OutboundMessage m : messages) {
@@ -158,7 +177,7 @@ class LedgerOrderingIT {
             String grown =
                     m.payload().replaceFirst("^\\{", "{\"capturedBy\":\"terminal-7\",\"channel\":{\"web\":true},");
             assertTrue(grown.contains("terminal-7"), grown);
-            wire.add(Wires.of(m.withPayload(grown)));
+            wire.add(Wires.of(withPayload(m, grown)));
         }
         publish(wire);
         startConsumers(1);
