@@ -3,6 +3,7 @@ package dev.outbox.api.ops;
 import dev.outbox.api.docs.ConsoleAction;
 import dev.outbox.api.docs.Example;
 import dev.outbox.api.docs.Fixture;
+import dev.outbox.ops.views.OpsActionViews;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.parameters.RequestBody;

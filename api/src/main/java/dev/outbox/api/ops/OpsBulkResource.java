@@ -6,6 +6,7 @@ import dev.outbox.domain.InvalidInputException;
 import dev.outbox.domain.Violation;
 import dev.outbox.kernel.outbox.ErrorCode;
 import dev.outbox.kernel.outbox.OutboxStatus;
+import dev.outbox.ops.views.OpsActionViews;
 import dev.outbox.persistence.ops.BulkRetryFilter;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.parameters.RequestBody;

@@ -6,6 +6,9 @@ import dev.outbox.domain.InvalidInputException;
 import dev.outbox.domain.Violation;
 import dev.outbox.kernel.outbox.ErrorCode;
 import dev.outbox.kernel.outbox.OutboxStatus;
+import dev.outbox.ops.views.OpsActionViews;
+import dev.outbox.ops.views.OpsOverviewViews;
+import dev.outbox.ops.views.OpsViews;
 import dev.outbox.persistence.ops.OutboxQuery;
 import dev.outbox.persistence.relay.RelayRegistry;
 import io.swagger.v3.oas.annotations.Operation;
@@ -191,7 +194,7 @@ public final class OpsResource {
     @GET
     @Path("/relays")
     public OpsOverviewViews.Relays relays() {
-        return OpsOverviewViews.Relays.of(relays.list());
+        return StoredViews.relays(relays.list());
     }
 
     @Operation(

@@ -6,6 +6,9 @@ import dev.outbox.domain.InvalidInputException;
 import dev.outbox.kernel.json.Json;
 import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.kernel.outbox.OutboxStatus;
+import dev.outbox.ops.views.OpsActionViews;
+import dev.outbox.ops.views.OpsOverviewViews;
+import dev.outbox.ops.views.OpsViews;
 import dev.outbox.persistence.ops.AuditEntry;
 import dev.outbox.persistence.ops.BulkRetryFilter;
 import dev.outbox.persistence.ops.BulkRetryOutcome;
@@ -69,7 +72,7 @@ public class OpsService {
         }
         List<OpsViews.Row> items = new ArrayList<>();
         for (OutboxRecord r : rows) {
-            items.add(OpsViews.Row.of(r, withPayload, leaseExpiry(r), null));
+            items.add(StoredViews.row(r, withPayload, leaseExpiry(r), null));
         }
         return new OpsViews.Page(items, next);
     }
@@ -92,7 +95,7 @@ public class OpsService {
                         b.lastErrorCode() == null ? null : b.lastErrorCode().name());
             }
         }
-        return Optional.of(OpsViews.Row.of(r, withPayload, leaseExpiry(r), blocker));
+        return Optional.of(StoredViews.row(r, withPayload, leaseExpiry(r), blocker));
     }
 
     /** A {@code PARKED} or {@code RETRYABLE_FAILED} row becomes due now, same id, fresh attempt budget. */
@@ -209,11 +212,9 @@ public class OpsService {
         FinishedCounts f = ops.finishedCounts(EXACT_FINISHED_UP_TO + 1);
         Map<String, OpsOverviewViews.FinishedCount> finished = new LinkedHashMap<>();
         finished.put(
-                "PUBLISHED",
-                OpsOverviewViews.FinishedCount.of(f.published(), f.publishedEstimate(), EXACT_FINISHED_UP_TO));
+                "PUBLISHED", StoredViews.finishedCount(f.published(), f.publishedEstimate(), EXACT_FINISHED_UP_TO));
         finished.put(
-                "CANCELLED",
-                OpsOverviewViews.FinishedCount.of(f.cancelled(), f.cancelledEstimate(), EXACT_FINISHED_UP_TO));
+                "CANCELLED", StoredViews.finishedCount(f.cancelled(), f.cancelledEstimate(), EXACT_FINISHED_UP_TO));
         return new OpsOverviewViews.Stats(
                 counts,
                 finished,
@@ -233,7 +234,7 @@ public class OpsService {
             next = String.valueOf(entries.get(entries.size() - 1).id());
         }
         return new OpsActionViews.AuditPage(
-                entries.stream().map(OpsActionViews.Audit::of).toList(), next);
+                entries.stream().map(StoredViews::audit).toList(), next);
     }
 
     @Transactional
@@ -243,17 +244,7 @@ public class OpsService {
         var blocked = ops.blockedAggregates(100);
         var waiting = ops.waitingConsumers(Duration.ofMinutes(5).toMillis(), 100);
         var sideEffects = ops.pendingSideEffects(Duration.ofMinutes(5).toMillis(), 100);
-        return new OpsOverviewViews.Reconcile(
-                missing.isEmpty()
-                        && expired.isEmpty()
-                        && blocked.isEmpty()
-                        && waiting.isEmpty()
-                        && sideEffects.isEmpty(),
-                missing,
-                expired,
-                blocked,
-                waiting,
-                sideEffects);
+        return StoredViews.reconcile(missing, expired, blocked, waiting, sideEffects);
     }
 
     private void requireChanged(UUID id, List<UUID> changed, String verb, String allowed) {
@@ -303,7 +294,7 @@ public class OpsService {
                 who.role().label(),
                 ids.size(),
                 reason == null ? "" : ": " + reason);
-        return OpsActionViews.Audit.of(ops.auditWritten());
+        return StoredViews.audit(ops.auditWritten());
     }
 
     private java.time.Instant leaseExpiry(OutboxRecord r) {

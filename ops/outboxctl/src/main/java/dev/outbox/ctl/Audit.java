@@ -2,8 +2,8 @@ package dev.outbox.ctl;
 
 import static dev.outbox.ctl.Commands.str;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.outbox.ctl.Commands.Base;
+import dev.outbox.ops.views.OpsActionViews;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -24,14 +24,17 @@ final class Audit extends Base {
 
     @Override
     int run(OpsClient client, PrintWriter out, PrintWriter err) {
-        JsonNode page =
-                client.get("/ops/audit", OpsClient.params("messageId", messageId, "limit", str(limit), "after", after));
+        OpsClient.Answer<OpsActionViews.AuditPage> answer = client.get(
+                "/ops/audit",
+                OpsClient.params("messageId", messageId, "limit", str(limit), "after", after),
+                OpsActionViews.AuditPage.class);
         if (json()) {
-            printJson(out, page);
+            printJson(out, answer.json());
             return Outboxctl.OK;
         }
+        OpsActionViews.AuditPage page = answer.view();
         out.print(Views.audit(page));
-        String next = Format.text(page, "next");
+        String next = page.next();
         if (next != null) {
             out.println("more entries: add --after " + next);
         }

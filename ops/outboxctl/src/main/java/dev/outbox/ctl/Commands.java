@@ -1,12 +1,12 @@
 package dev.outbox.ctl;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParentCommand;
@@ -57,19 +57,19 @@ final class Commands {
             return root.json();
         }
 
-        /** Prints an answer as JSON with {@code --json}, else as {@code view} renders it. */
-        void print(PrintWriter out, JsonNode answer, java.util.function.Function<JsonNode, String> view) {
+        /** Prints an answer as the server's JSON with {@code --json}, else its view as {@code render} reads. */
+        <T> void print(PrintWriter out, OpsClient.Answer<T> answer, Function<T, String> render) {
             if (json()) {
-                printJson(out, answer);
+                printJson(out, answer.json());
             } else {
-                out.print(view.apply(answer));
+                out.print(render.apply(answer.view()));
             }
         }
 
-        /** Prints an answer as indented JSON. */
-        static void printJson(PrintWriter out, JsonNode node) {
+        /** Prints JSON (the server's tree as sent, or the CLI's own record) indented. */
+        static void printJson(PrintWriter out, Object json) {
             try {
-                out.println(OpsClient.JSON.writeValueAsString(node));
+                out.println(OpsClient.JSON.writeValueAsString(json));
             } catch (JsonProcessingException e) {
                 throw new IllegalStateException(e);
             }

@@ -3,6 +3,7 @@ package dev.outbox.ctl;
 import static dev.outbox.ctl.Commands.str;
 import static dev.outbox.ctl.Commands.upper;
 
+import dev.outbox.ops.views.OpsActionViews;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -34,12 +35,17 @@ final class FilterOptions {
         return type == null && errorCode == null && from == null && to == null;
     }
 
-    /** Into a query or body, under the API's names. */
-    void putInto(Map<String, ? super String> target) {
+    /** Into a query, under the API's names. */
+    void putInto(Map<String, String> target) {
         target.put("messageType", type);
         target.put("errorCode", upper(errorCode));
         target.put("createdFrom", str(from));
         target.put("createdTo", str(to));
+    }
+
+    /** A bulk retry of what the filter names; {@code status} and the rest are the command's own. */
+    OpsActionViews.BulkRetryRequest retryRequest(String status, boolean dryRun, Integer limit, String reason) {
+        return new OpsActionViews.BulkRetryRequest(status, upper(errorCode), type, from, to, dryRun, limit, reason);
     }
 
     /** For a human: "error code X", "created from T", ... */

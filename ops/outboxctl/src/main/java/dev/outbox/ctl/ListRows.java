@@ -3,10 +3,10 @@ package dev.outbox.ctl;
 import static dev.outbox.ctl.Commands.str;
 import static dev.outbox.ctl.Commands.upper;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.outbox.ctl.Commands.Base;
+import dev.outbox.ops.views.OpsViews;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -76,33 +76,33 @@ final class ListRows extends Base {
                 tenant);
         filter.putInto(q);
         q.put("limit", str(limit == null && all ? Integer.valueOf(500) : limit));
-        List<JsonNode> rows = new ArrayList<>();
+        List<OpsClient.Answer<OpsViews.Page>> pages = new ArrayList<>();
+        List<OpsViews.Row> rows = new ArrayList<>();
         String cursor = after;
         String next;
         Set<String> seen = new HashSet<>();
-        JsonNode firstPage = null;
         do {
-            Map<String, String> page = new LinkedHashMap<>(q);
-            page.put("after", cursor);
-            JsonNode answer = client.get("/ops/outbox", page);
-            if (firstPage == null) {
-                firstPage = answer;
-            }
-            answer.path("items").forEach(rows::add);
-            next = Format.text(answer, "next");
+            Map<String, String> query = new LinkedHashMap<>(q);
+            query.put("after", cursor);
+            OpsClient.Answer<OpsViews.Page> answer = client.get("/ops/outbox", query, OpsViews.Page.class);
+            pages.add(answer);
+            OpsViews.Page page = answer.view();
+            rows.addAll(page.items());
+            next = page.next();
             // a cursor seen before would loop forever: stop rather than trust it
             cursor = next != null && seen.add(next) ? next : null;
         } while (all && cursor != null);
 
         if (json()) {
             if (all) {
+                // the rows as the server sent them, fields this CLI does not know included
                 ObjectNode merged = OpsClient.JSON.createObjectNode();
                 ArrayNode items = merged.putArray("items");
-                rows.forEach(items::add);
+                pages.forEach(p -> p.json().path("items").forEach(items::add));
                 merged.putNull("next");
                 printJson(out, merged);
             } else {
-                printJson(out, firstPage);
+                printJson(out, pages.get(0).json());
             }
             return Outboxctl.OK;
         }

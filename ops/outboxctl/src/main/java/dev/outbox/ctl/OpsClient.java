@@ -1,12 +1,13 @@
 package dev.outbox.ctl;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -25,16 +26,34 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The operator API over HTTP/1.1 (the HTTP/2 upgrade misbehaves against Grizzly). Answers are
- * JSON trees; an error answer becomes a {@link ServerError}, no answer at all an
- * {@link Unreachable}. The bearer token goes into the {@code Authorization} header and nowhere
+ * The operator API over HTTP/1.1 (the HTTP/2 upgrade misbehaves against Grizzly). An answer is
+ * the server's JSON as sent, read on demand into the API's own view record
+ * ({@code dev.outbox.ops.views}); an error answer becomes a {@link ServerError}, no answer at all
+ * an {@link Unreachable}. The bearer token goes into the {@code Authorization} header and nowhere
  * else: no message this class builds contains it.
  */
 public final class OpsClient {
-    static final ObjectMapper JSON = JsonMapper.builder()
-            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-            .enable(SerializationFeature.INDENT_OUTPUT)
+    /** Prints answers (indented) and reads them into views. */
+    static final ObjectMapper JSON =
+            mapper().enable(SerializationFeature.INDENT_OUTPUT).build();
+    /** Writes request bodies: compact, a field left null left out (the API reads both as absent). */
+    private static final ObjectMapper BODIES = mapper().defaultPropertyInclusion(
+                    JsonInclude.Value.construct(JsonInclude.Include.NON_NULL, JsonInclude.Include.USE_DEFAULTS))
             .build();
+
+    /**
+     * The same configuration for what the CLI reads and writes: instants as the API writes them
+     * (ISO-8601), decimals in a payload kept exact, and fields the CLI does not know ignored, so an
+     * older CLI still reads a newer server's answers.
+     */
+    private static JsonMapper.Builder mapper() {
+        return JsonMapper.builder()
+                .addModule(new JavaTimeModule())
+                .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+                .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+                .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    }
+
     static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
     static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
 
@@ -65,35 +84,54 @@ public final class OpsClient {
         return baseUrl;
     }
 
-    public JsonNode get(String path, Map<String, String> query) {
-        return send(request(path + queryString(query)).GET());
+    public <T> Answer<T> get(String path, Map<String, String> query, Class<T> view) {
+        return send(request(path + queryString(query)).GET(), view);
     }
 
-    public JsonNode get(String path) {
-        return get(path, Map.of());
+    public <T> Answer<T> get(String path, Class<T> view) {
+        return get(path, Map.of(), view);
     }
 
-    public JsonNode post(String path, JsonNode body) {
-        return send(request(path)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8)));
+    /** POSTs {@code body} (a request record of the views) as JSON. */
+    public <T> Answer<T> post(String path, Object body, Class<T> view) {
+        return send(
+                request(path)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body(body), StandardCharsets.UTF_8)),
+                view);
     }
 
-    /** A JSON object with the non-null entries of {@code fields}, in order. */
-    public static ObjectNode body(Map<String, ?> fields) {
-        ObjectNode o = JSON.createObjectNode();
-        fields.forEach((k, v) -> {
-            if (v instanceof Boolean b) {
-                o.put(k, b);
-            } else if (v instanceof Integer i) {
-                o.put(k, i);
-            } else if (v instanceof Long l) {
-                o.put(k, l);
-            } else if (v != null) {
-                o.put(k, v.toString());
-            }
-        });
-        return o;
+    /** {@code body} as the CLI sends it. */
+    static String body(Object body) {
+        try {
+            return BODIES.writeValueAsString(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("cannot write " + body.getClass().getSimpleName(), e);
+        }
+    }
+
+    /**
+     * A successful answer: {@code json} as the server sent it (what {@code --json} prints, fields
+     * this CLI does not know included) and {@link #view()}, the same read into its record.
+     */
+    public record Answer<T>(int status, JsonNode json, Class<T> type) {
+        /** The answer as its view; one that is not is the server's error, not this CLI's. */
+        public T view() {
+            return read(status, json, type);
+        }
+    }
+
+    /** {@code json} read into {@code type} as the CLI reads every answer. */
+    static <T> T read(int status, JsonNode json, Class<T> type) {
+        try {
+            return JSON.treeToValue(json, type);
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            throw new ServerError(
+                    status,
+                    "unexpected_response",
+                    "the answer is not a " + type.getSimpleName() + ": " + firstLine(String.valueOf(e.getMessage())),
+                    List.of());
+        }
     }
 
     /** {@code ?a=1&b=2} of the non-blank values, URL-encoded; empty when there are none. */
@@ -133,7 +171,7 @@ public final class OpsClient {
         return b;
     }
 
-    private JsonNode send(HttpRequest.Builder builder) {
+    private <T> Answer<T> send(HttpRequest.Builder builder, Class<T> view) {
         HttpResponse<String> response;
         try {
             response = Shared.HTTP.send(builder.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
@@ -153,36 +191,40 @@ public final class OpsClient {
                         "the answer is not JSON: " + firstLine(response.body()),
                         List.of());
             }
-            return json;
+            return new Answer<>(status, json, view);
         }
         if (json != null && json.isObject() && json.hasNonNull("status")) {
             List<ServerError.FieldError> errors = new ArrayList<>();
             JsonNode e = json.get("errors");
             if (e != null && e.isArray()) {
                 for (JsonNode f : e) {
-                    errors.add(new ServerError.FieldError(Format.text(f, "field"), Format.text(f, "message")));
+                    errors.add(new ServerError.FieldError(text(f, "field"), text(f, "message")));
                 }
             }
-            String code = Format.text(json, "code");
-            String detail = Format.text(json, "detail");
-            return fail(
+            String code = text(json, "code");
+            String detail = text(json, "detail");
+            throw new ServerError(
                     status,
                     code == null ? "error" : code,
-                    detail != null
-                            ? detail
-                            : Format.text(json, "title") != null ? Format.text(json, "title") : "(no detail)",
+                    detail != null ? detail : text(json, "title") != null ? text(json, "title") : "(no detail)",
                     errors);
         }
         // not a problem document: a proxy, a wrong URL, another service on this port
-        return fail(
+        throw new ServerError(
                 status,
                 "http_" + status,
                 "not an outbox problem answer" + (response.body().isBlank() ? "" : ": " + firstLine(response.body())),
                 List.of());
     }
 
-    private static JsonNode fail(int status, String code, String detail, List<ServerError.FieldError> errors) {
-        throw new ServerError(status, code, detail, errors);
+    /**
+     * A field of an error answer as text, or {@code null} when it is missing or JSON null. Error
+     * answers are read as trees, not as a record: whatever answered (the API, a proxy, another
+     * service on the port) is described as far as it can be.
+     */
+    private static String text(JsonNode node, String field) {
+        JsonNode v = node.get(field);
+        return v == null || v.isNull() ? null : v.isValueNode() ? v.asText() : v.toString();
     }
 
     private static JsonNode parse(String body) {

@@ -1,7 +1,7 @@
 package dev.outbox.ctl;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.outbox.ctl.Commands.Base;
+import dev.outbox.ops.views.OpsOverviewViews;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 
@@ -12,8 +12,7 @@ import picocli.CommandLine.Command;
 final class Reconcile extends Base {
     @Override
     int run(OpsClient client, PrintWriter out, PrintWriter err) {
-        JsonNode r = client.get("/ops/outbox/reconcile");
-        print(out, r, Views::reconcile);
+        print(out, client.get("/ops/outbox/reconcile", OpsOverviewViews.Reconcile.class), Views::reconcile);
         return Outboxctl.OK;
     }
 }

@@ -1,7 +1,7 @@
 package dev.outbox.ctl;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.outbox.ctl.Commands.Base;
+import dev.outbox.ops.views.OpsActionViews;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -34,19 +34,20 @@ final class Replay extends Base {
         if (aggregate == (id != null)) {
             throw usage("Give either a message ID or --aggregate-type and --aggregate-id");
         }
-        JsonNode r;
+        OpsClient.Answer<OpsActionViews.ActionResult> r;
         if (aggregate) {
             if (aggregateType == null || aggregateId == null) {
                 throw usage("--aggregate-type and --aggregate-id go together");
             }
             r = client.post(
                     "/ops/outbox/replay-aggregate",
-                    OpsClient.body(OpsClient.params(
-                            "aggregateType", aggregateType, "aggregateId", aggregateId, "reason", reason)));
+                    new OpsActionViews.ReplayAggregateRequest(aggregateType, aggregateId, reason),
+                    OpsActionViews.ActionResult.class);
         } else {
             r = client.post(
                     "/ops/outbox/" + OpsClient.segment(id) + "/replay",
-                    OpsClient.body(OpsClient.params("reason", reason)));
+                    new OpsActionViews.ReasonRequest(reason),
+                    OpsActionViews.ActionResult.class);
         }
         print(out, r, Views::action);
         return Outboxctl.OK;

@@ -2,15 +2,12 @@ package dev.outbox.ctl;
 
 import static dev.outbox.ctl.Commands.upper;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.outbox.ctl.Commands.Base;
+import dev.outbox.ops.views.OpsActionViews;
 import java.io.PrintWriter;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.UUID;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -53,11 +50,12 @@ final class RetryBulk extends Base {
         if (chunk < 1 || chunk > 1000) {
             throw usage("--chunk must be between 1 and 1000");
         }
-        JsonNode dry = client.post("/ops/outbox/retry", request(true, null));
-        long matched = dry.path("matched").asLong();
+        OpsClient.Answer<OpsActionViews.BulkRetryResult> dry =
+                client.post("/ops/outbox/retry", request(true, null), OpsActionViews.BulkRetryResult.class);
+        long matched = dry.view().matched();
         if (dryRun) {
             if (json()) {
-                printJson(out, dry);
+                printJson(out, dry.json());
             } else {
                 out.println(matched + " message(s) match " + filter() + "; dry run, nothing changed");
             }
@@ -66,7 +64,7 @@ final class RetryBulk extends Base {
         long done = 0;
         long remaining = matched;
         int chunks = 0;
-        List<String> ids = new ArrayList<>();
+        List<UUID> ids = new ArrayList<>();
         Progress progress = new Progress(err, System.console() != null);
         if (matched > 0) {
             progress.show(0, matched);
@@ -74,12 +72,16 @@ final class RetryBulk extends Base {
         // never more than the count the dry run found: rows that fail again meanwhile are not chased
         while (done < matched) {
             int limit = (int) Math.min(chunk, matched - done);
-            JsonNode r = client.post("/ops/outbox/retry", request(false, limit));
+            OpsActionViews.BulkRetryResult r = client.post(
+                            "/ops/outbox/retry", request(false, limit), OpsActionViews.BulkRetryResult.class)
+                    .view();
             chunks++;
-            int retried = r.path("retried").asInt();
-            r.path("ids").forEach(i -> ids.add(i.asText()));
+            int retried = r.retried();
+            if (r.ids() != null) {
+                ids.addAll(r.ids());
+            }
             done += retried;
-            remaining = r.path("remaining").asLong();
+            remaining = r.remaining();
             progress.show(done, matched);
             if (retried == 0 || remaining == 0) {
                 break;
@@ -87,15 +89,7 @@ final class RetryBulk extends Base {
         }
         progress.end();
         if (json()) {
-            ObjectNode summary = OpsClient.JSON.createObjectNode();
-            summary.put("dryRun", false);
-            summary.put("matched", matched);
-            summary.put("retried", done);
-            summary.put("remaining", remaining);
-            summary.put("chunks", chunks);
-            ArrayNode a = summary.putArray("ids");
-            ids.forEach(a::add);
-            printJson(out, summary);
+            printJson(out, new Summary(false, matched, done, remaining, chunks, ids));
             return Outboxctl.OK;
         }
         if (matched == 0) {
@@ -110,16 +104,12 @@ final class RetryBulk extends Base {
         return Outboxctl.OK;
     }
 
-    private ObjectNode request(boolean dry, Integer limit) {
-        Map<String, Object> b = new LinkedHashMap<>();
-        b.put("status", upper(status));
-        b.put("errorCode", null);
-        filter.putInto(b);
-        b.put("dryRun", dry);
-        b.put("limit", limit);
-        b.put("reason", reason);
-        return OpsClient.body(b);
+    private OpsActionViews.BulkRetryRequest request(boolean dry, Integer limit) {
+        return filter.retryRequest(upper(status), dry, limit, reason);
     }
+
+    /** What {@code --json} prints after the chunks: the CLI's own account of them, not one answer. */
+    record Summary(boolean dryRun, long matched, long retried, long remaining, int chunks, List<UUID> ids) {}
 
     private String filter() {
         List<String> parts = new ArrayList<>();

@@ -1,7 +1,7 @@
 package dev.outbox.ctl;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.outbox.ctl.Commands.Base;
+import dev.outbox.ops.views.OpsViews;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -16,8 +16,7 @@ final class Show extends Base {
 
     @Override
     int run(OpsClient client, PrintWriter out, PrintWriter err) {
-        JsonNode row = client.get("/ops/outbox/" + OpsClient.segment(id));
-        print(out, row, Views::show);
+        print(out, client.get("/ops/outbox/" + OpsClient.segment(id), OpsViews.Row.class), Views::show);
         return Outboxctl.OK;
     }
 }

@@ -1,7 +1,7 @@
 package dev.outbox.ctl;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.outbox.ctl.Commands.Base;
+import dev.outbox.ops.views.OpsActionViews;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -23,10 +23,13 @@ abstract class SingleAction extends Base {
 
     @Override
     int run(OpsClient client, PrintWriter out, PrintWriter err) {
-        JsonNode r = client.post(
-                "/ops/outbox/" + OpsClient.segment(id) + "/" + verb(),
-                OpsClient.body(OpsClient.params("reason", reason)));
-        print(out, r, Views::action);
+        print(
+                out,
+                client.post(
+                        "/ops/outbox/" + OpsClient.segment(id) + "/" + verb(),
+                        new OpsActionViews.ReasonRequest(reason),
+                        OpsActionViews.ActionResult.class),
+                Views::action);
         return Outboxctl.OK;
     }
 

@@ -1,7 +1,7 @@
 package dev.outbox.ctl;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.outbox.ctl.Commands.Base;
+import dev.outbox.ops.views.OpsOverviewViews;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 
@@ -12,8 +12,7 @@ import picocli.CommandLine.Command;
 final class Stats extends Base {
     @Override
     int run(OpsClient client, PrintWriter out, PrintWriter err) {
-        JsonNode s = client.get("/ops/outbox/stats");
-        print(out, s, Views::stats);
+        print(out, client.get("/ops/outbox/stats", OpsOverviewViews.Stats.class), Views::stats);
         return Outboxctl.OK;
     }
 }

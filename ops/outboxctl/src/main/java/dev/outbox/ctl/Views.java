@@ -1,126 +1,125 @@
 package dev.outbox.ctl;
 
 import static dev.outbox.ctl.Format.instant;
-import static dev.outbox.ctl.Format.text;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import java.util.Iterator;
+import dev.outbox.ops.views.OpsActionViews;
+import dev.outbox.ops.views.OpsOverviewViews;
+import dev.outbox.ops.views.OpsViews;
+import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
-/** The readable form of each answer of the operator API. Pure: JSON in, text out. */
+/** The readable form of each answer of the operator API. Pure: a view in, text out. */
 final class Views {
     private static final String[] STATUSES = {"PENDING", "IN_PROGRESS", "RETRYABLE_FAILED", "PARKED"};
 
     private Views() {}
 
     /** {@code GET /ops/outbox/stats}. */
-    static String stats(JsonNode s) {
+    static String stats(OpsOverviewViews.Stats s) {
         Table counts = Table.of("STATUS", "COUNT").rightAlign(1);
-        JsonNode c = s.path("counts");
+        Map<String, Long> c = s.counts();
         for (String st : STATUSES) {
-            counts.row(st, c.path(st).asLong());
+            counts.row(st, count(c, st));
         }
         // any status a newer server adds
-        for (Iterator<String> it = c.fieldNames(); it.hasNext(); ) {
-            String st = it.next();
-            if (!java.util.List.of(STATUSES).contains(st)) {
-                counts.row(st, c.path(st).asLong());
+        for (String st : c.keySet()) {
+            if (!List.of(STATUSES).contains(st)) {
+                counts.row(st, count(c, st));
             }
         }
         StringBuilder out = new StringBuilder(counts.render()).append('\n');
-        out.append(kv("published last hour", s.path("publishedLastHour").asLong(), 20));
-        out.append(kv(
-                "oldest pending age",
-                Format.age(s.path("oldestPendingAgeSeconds").asDouble()),
-                20));
-        out.append(kv("blocked aggregates", s.path("blockedAggregates").asLong(), 20));
-        JsonNode parked = s.path("parkedByErrorCode");
+        out.append(kv("published last hour", s.publishedLastHour(), 20));
+        out.append(kv("oldest pending age", Format.age(s.oldestPendingAgeSeconds()), 20));
+        out.append(kv("blocked aggregates", s.blockedAggregates(), 20));
+        Map<String, Long> parked = s.parkedByErrorCode();
         out.append('\n');
         if (parked.isEmpty()) {
             out.append("no parked messages\n");
         } else {
             Table byCode = Table.of("PARKED BY ERROR CODE", "COUNT").rightAlign(1);
-            for (Iterator<Map.Entry<String, JsonNode>> it = parked.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
-                byCode.row(e.getKey(), e.getValue().asLong());
+            for (String code : parked.keySet()) {
+                byCode.row(code, count(parked, code));
             }
             out.append(byCode.render());
         }
         return out.toString();
     }
 
+    private static long count(Map<String, Long> counts, String key) {
+        Long n = counts.get(key);
+        return n == null ? 0 : n;
+    }
+
     /** The rows of a {@code GET /ops/outbox} page (or of several pages put together). */
-    static String list(Iterable<JsonNode> rows) {
+    static String list(List<OpsViews.Row> rows) {
         Table t = Table.of("ID", "STATUS", "TYPE", "AGGREGATE", "VER", "ATTEMPTS", "ERROR", "CREATED")
                 .maxWidth(2, 32)
                 .maxWidth(3, 40)
                 .rightAlign(4)
                 .rightAlign(5);
-        for (JsonNode r : rows) {
+        for (OpsViews.Row r : rows) {
             t.row(
-                    text(r, "id"),
-                    text(r, "status"),
-                    text(r, "messageType"),
+                    r.id(),
+                    r.status(),
+                    r.messageType(),
                     aggregate(r),
-                    text(r, "aggregateVersion"),
-                    r.path("attemptCount").asInt(),
-                    text(r, "lastErrorCode"),
-                    instant(text(r, "createdAt")));
+                    r.aggregateVersion(),
+                    r.attemptCount(),
+                    r.lastErrorCode(),
+                    instant(r.createdAt()));
         }
         return t.size() == 0 ? "no messages match\n" : t.render();
     }
 
     /** {@code GET /ops/outbox/{id}}: every field that helps, then what to do next. */
-    static String show(JsonNode r) {
+    static String show(OpsViews.Row r) {
         StringBuilder out = new StringBuilder();
-        String id = text(r, "id");
-        out.append(kv("id", id));
-        out.append(kv("status", text(r, "status")));
-        out.append(kv(
-                "message type",
-                text(r, "messageType") + " v" + r.path("messageVersion").asInt(1)));
-        String version = text(r, "aggregateVersion");
+        out.append(kv("id", r.id()));
+        out.append(kv("status", r.status()));
+        out.append(kv("message type", r.messageType() + " v" + r.messageVersion()));
+        Long version = r.aggregateVersion();
         out.append(kv(
                 "aggregate", aggregate(r) + (version == null ? " (no version: not ordered)" : " version " + version)));
-        out.append(kv("exchange", text(r, "exchange")));
-        out.append(kv("routing key", text(r, "routingKey")));
-        out.append(kv("attempts", r.path("attemptCount").asInt()));
-        out.append(kv("next attempt at", instant(text(r, "nextAttemptAt"))));
+        out.append(kv("exchange", r.exchange()));
+        out.append(kv("routing key", r.routingKey()));
+        out.append(kv("attempts", r.attemptCount()));
+        out.append(kv("next attempt at", instant(r.nextAttemptAt())));
         out.append(kv(
                 "last error",
-                text(r, "lastErrorCode") == null
+                r.lastErrorCode() == null
                         ? null
-                        : text(r, "lastErrorCode")
-                                + (text(r, "lastErrorMessage") == null ? "" : ": " + text(r, "lastErrorMessage"))));
-        out.append(kv("lease", lease(r.get("lease"))));
-        out.append(kv("blocked by", blocker(r.get("blockedBy"))));
-        out.append(kv("created at", instant(text(r, "createdAt"))));
-        out.append(kv("published at", instant(text(r, "publishedAt"))));
-        out.append(kv("correlation id", text(r, "correlationId")));
-        out.append(kv("causation id", text(r, "causationId")));
-        out.append(kv("trace id", text(r, "traceId")));
-        out.append(kv("tenant", text(r, "tenantId")));
-        JsonNode payload = r.get("payload");
-        if (payload != null && !payload.isNull()) {
-            out.append(kv("payload", payload.toString()));
-        } else if (r.hasNonNull("payloadBytes")) {
+                        : r.lastErrorCode() + (r.lastErrorMessage() == null ? "" : ": " + r.lastErrorMessage())));
+        out.append(kv("lease", lease(r.lease())));
+        out.append(kv("blocked by", blocker(r.blockedBy())));
+        out.append(kv("created at", instant(r.createdAt())));
+        out.append(kv("published at", instant(r.publishedAt())));
+        out.append(kv("correlation id", r.correlationId()));
+        out.append(kv("causation id", r.causationId()));
+        out.append(kv("trace id", r.traceId()));
+        out.append(kv("tenant", r.tenantId()));
+        // the payload and headers are any JSON, shown as the server sent them; a JSON null is none
+        if (r.payload() != null && !r.payload().isNull()) {
+            out.append(kv("payload", r.payload().toString()));
+        } else if (r.payloadBytes() != null) {
             out.append(kv(
                     "payload",
-                    r.get("payloadBytes").asInt() + " bytes, sha256 " + text(r, "payloadSha256")
+                    r.payloadBytes() + " bytes, sha256 " + r.payloadSha256()
                             + " (content shown to the operator token only)"));
         }
-        JsonNode headers = r.get("headers");
-        out.append(kv("headers", headers == null || headers.isNull() ? null : headers.toString()));
+        out.append(kv(
+                "headers",
+                r.headers() == null || r.headers().isNull() ? null : r.headers().toString()));
         out.append('\n').append(kv("next step", nextStep(r)));
         return out.toString();
     }
 
     /** What an operator should do about this row, in one line. */
-    static String nextStep(JsonNode r) {
-        String id = text(r, "id");
-        String status = String.valueOf(text(r, "status"));
-        String code = text(r, "lastErrorCode");
-        JsonNode blocker = r.get("blockedBy");
+    static String nextStep(OpsViews.Row r) {
+        UUID id = r.id();
+        String status = String.valueOf(r.status());
+        String code = r.lastErrorCode();
+        OpsViews.Blocker blocker = r.blockedBy();
         switch (status) {
             case "PUBLISHED":
                 return "the broker confirmed it; if a consumer did not act on it, check the consumer side"
@@ -131,9 +130,9 @@ final class Views {
                 return "a relay holds it; if that relay is gone and the lease has expired: outboxctl release " + id;
             case "PENDING":
             case "RETRYABLE_FAILED":
-                if (blocker != null && !blocker.isNull()) {
-                    return "waits for version " + text(blocker, "aggregateVersion") + " of its aggregate: fix that one"
-                            + " first (outboxctl show " + text(blocker, "id") + ")";
+                if (blocker != null) {
+                    return "waits for version " + blocker.aggregateVersion() + " of its aggregate: fix that one"
+                            + " first (outboxctl show " + blocker.id() + ")";
                 }
                 return status.equals("PENDING")
                         ? "waiting for a relay: if it stays here, is a relay running?"
@@ -141,9 +140,8 @@ final class Views {
                         : "the relay retries it by itself at its next attempt; outboxctl retry " + id
                                 + " makes it due now";
             case "PARKED":
-                String step = parkedStep(code, id, text(r, "exchange"), text(r, "routingKey"));
-                return ("PAYLOAD_INVALID".equals(code) || "UNENCODABLE".equals(code))
-                                && r.hasNonNull("aggregateVersion")
+                String step = parkedStep(code, id, r.exchange(), r.routingKey());
+                return ("PAYLOAD_INVALID".equals(code) || "UNENCODABLE".equals(code)) && r.aggregateVersion() != null
                         ? step + " (it has a version: read ops/RUNBOOK.md on cancelling versioned rows first)"
                         : step;
             default:
@@ -151,7 +149,7 @@ final class Views {
         }
     }
 
-    private static String parkedStep(String code, String id, String exchange, String routingKey) {
+    private static String parkedStep(String code, UUID id, String exchange, String routingKey) {
         if (code == null) {
             return "outboxctl retry " + id + " once the cause is fixed";
         }
@@ -178,17 +176,14 @@ final class Views {
     }
 
     /** {@code {"action","affected","ids"}} of a single repair. */
-    static String action(JsonNode a) {
+    static String action(OpsActionViews.ActionResult a) {
         StringBuilder out = new StringBuilder();
-        out.append(text(a, "action"))
-                .append(": ")
-                .append(a.path("affected").asLong())
-                .append(" message(s)");
-        JsonNode ids = a.path("ids");
-        if (ids.isArray() && !ids.isEmpty()) {
+        out.append(a.action()).append(": ").append(a.affected()).append(" message(s)");
+        List<UUID> ids = a.ids();
+        if (ids != null && !ids.isEmpty()) {
             out.append('\n');
-            for (JsonNode id : ids) {
-                out.append("  ").append(id.asText()).append('\n');
+            for (UUID id : ids) {
+                out.append("  ").append(id).append('\n');
             }
             return out.toString();
         }
@@ -196,68 +191,62 @@ final class Views {
     }
 
     /** {@code GET /ops/outbox/reconcile}. */
-    static String reconcile(JsonNode r) {
+    static String reconcile(OpsOverviewViews.Reconcile r) {
         StringBuilder out = new StringBuilder();
-        if (r.path("ok").asBoolean(false)) {
+        if (r.ok()) {
             return "OK: every order has its events, no expired leases, no blocked aggregates, no consumer waiting"
                     + " for a version, no side effects left pending\n";
         }
         out.append("NOT OK: see below\n");
-        JsonNode missing = r.path("ordersMissingEvents");
+        List<OpsOverviewViews.OrderMissingEvent> missing = r.ordersMissingEvents();
         if (!missing.isEmpty()) {
             Table t = Table.of("ORDER", "ORDER VERSION", "LAST OUTBOX VERSION")
                     .rightAlign(1)
                     .rightAlign(2);
-            missing.forEach(m -> t.row(text(m, "orderId"), text(m, "orderVersion"), text(m, "lastOutboxVersion")));
+            missing.forEach(m -> t.row(m.orderId(), m.orderVersion(), m.lastOutboxVersion()));
             out.append("\nOrders whose latest change has no outbox row (written around the outbox):\n")
                     .append(t.render());
         }
-        JsonNode expired = r.path("expiredLeases");
+        List<OpsOverviewViews.ExpiredLease> expired = r.expiredLeases();
         if (!expired.isEmpty()) {
             Table t =
                     Table.of("ID", "TYPE", "LOCKED BY", "LOCKED AT", "ATTEMPTS").rightAlign(4);
-            expired.forEach(e -> t.row(
-                    text(e, "id"),
-                    text(e, "messageType"),
-                    text(e, "lockedBy"),
-                    instant(text(e, "lockedAt")),
-                    text(e, "attemptCount")));
+            expired.forEach(e -> t.row(e.id(), e.messageType(), e.lockedBy(), instant(e.lockedAt()), e.attemptCount()));
             out.append("\nExpired leases (a relay took them and went quiet; outboxctl release <id>):\n")
                     .append(t.render());
         }
-        JsonNode blocked = r.path("blockedAggregates");
+        List<OpsOverviewViews.BlockedAggregate> blocked = r.blockedAggregates();
         if (!blocked.isEmpty()) {
             Table t = Table.of("AGGREGATE", "PARKED ID", "PARKED VER", "ERROR", "WAITING")
                     .rightAlign(2)
                     .rightAlign(4);
             blocked.forEach(b -> t.row(
-                    text(b, "aggregateType") + "/" + text(b, "aggregateId"),
-                    text(b, "parkedId"),
-                    text(b, "parkedVersion"),
-                    text(b, "errorCode"),
-                    text(b, "waiting")));
+                    b.aggregateType() + "/" + b.aggregateId(),
+                    b.parkedId(),
+                    b.parkedVersion(),
+                    b.errorCode(),
+                    b.waiting()));
             out.append("\nAggregates held back by a parked version (retry or cancel the parked one):\n")
                     .append(t.render());
         }
-        JsonNode waiting = r.path("waitingConsumers");
+        List<OpsOverviewViews.WaitingConsumer> waiting = r.waitingConsumers();
         if (!waiting.isEmpty()) {
             Table t = Table.of("CONSUMER", "AGGREGATE", "WAITS FOR VER", "HELD", "SINCE")
                     .rightAlign(2)
                     .rightAlign(3);
             waiting.forEach(w -> t.row(
-                    text(w, "consumerName"),
-                    text(w, "aggregateType") + "/" + text(w, "aggregateId"),
-                    text(w, "waitingForVersion"),
-                    text(w, "held"),
-                    instant(text(w, "heldSince"))));
+                    w.consumerName(),
+                    w.aggregateType() + "/" + w.aggregateId(),
+                    w.waitingForVersion(),
+                    w.held(),
+                    instant(w.heldSince())));
             out.append("\nConsumers holding later versions while the next one has not come (was it cancelled?):\n")
                     .append(t.render());
         }
-        JsonNode effects = r.path("pendingSideEffects");
+        List<OpsOverviewViews.PendingSideEffect> effects = r.pendingSideEffects();
         if (!effects.isEmpty()) {
             Table t = Table.of("CONSUMER", "MESSAGE", "EFFECT", "STARTED");
-            effects.forEach(e -> t.row(
-                    text(e, "consumerName"), text(e, "messageId"), text(e, "effect"), instant(text(e, "startedAt"))));
+            effects.forEach(e -> t.row(e.consumerName(), e.messageId(), e.effect(), instant(e.startedAt())));
             out.append("\nSide effects started but never finished (check by hand whether they happened):\n")
                     .append(t.render());
         }
@@ -265,48 +254,40 @@ final class Views {
     }
 
     /** {@code GET /ops/audit}. */
-    static String audit(JsonNode page) {
+    static String audit(OpsActionViews.AuditPage page) {
         Table t = Table.of("AT", "ACTOR", "ROLE", "ACTION", "AFFECTED", "MESSAGES", "REASON")
                 .rightAlign(4)
                 .maxWidth(1, 24)
                 .maxWidth(6, 60);
-        for (JsonNode a : page.path("items")) {
-            JsonNode ids = a.path("messageIds");
-            String messages =
-                    ids.isEmpty() ? "-" : ids.get(0).asText() + (ids.size() > 1 ? " +" + (ids.size() - 1) : "");
-            t.row(
-                    instant(text(a, "at")),
-                    text(a, "actor"),
-                    text(a, "role"),
-                    text(a, "action"),
-                    text(a, "affected"),
-                    messages,
-                    text(a, "reason"));
+        for (OpsActionViews.Audit a : page.items()) {
+            List<UUID> ids = a.messageIds();
+            String messages = ids.isEmpty() ? "-" : ids.get(0) + (ids.size() > 1 ? " +" + (ids.size() - 1) : "");
+            t.row(instant(a.at()), a.actor(), a.role(), a.action(), a.affected(), messages, a.reason());
         }
         return t.size() == 0 ? "no audit entries\n" : t.render();
     }
 
-    static String aggregate(JsonNode r) {
-        String type = text(r, "aggregateType");
-        String id = text(r, "aggregateId");
+    static String aggregate(OpsViews.Row r) {
+        String type = r.aggregateType();
+        String id = r.aggregateId();
         return type == null && id == null ? null : type + "/" + id;
     }
 
-    private static String lease(JsonNode l) {
-        if (l == null || l.isNull()) {
+    private static String lease(OpsViews.Lease l) {
+        if (l == null) {
             return "none";
         }
-        return "held by " + text(l, "lockedBy") + " since " + instant(text(l, "lockedAt")) + " (token "
-                + text(l, "leaseToken") + "), expires " + instant(text(l, "expiresAt"));
+        return "held by " + l.lockedBy() + " since " + instant(l.lockedAt()) + " (token " + l.leaseToken()
+                + "), expires " + instant(l.expiresAt());
     }
 
-    private static String blocker(JsonNode b) {
-        if (b == null || b.isNull()) {
+    private static String blocker(OpsViews.Blocker b) {
+        if (b == null) {
             return "nothing";
         }
-        String code = text(b, "lastErrorCode");
-        return text(b, "id") + " (version " + text(b, "aggregateVersion") + ", " + text(b, "status")
-                + (code == null ? "" : ", " + code) + ")";
+        String code = b.lastErrorCode();
+        return b.id() + " (version " + b.aggregateVersion() + ", " + b.status() + (code == null ? "" : ", " + code)
+                + ")";
     }
 
     /** One line of a key: value block, keys padded so the values line up. */

@@ -95,6 +95,11 @@ class OutboxctlTest {
         return run(Map.of(), args);
     }
 
+    /** Row ids as the API writes them (UUIDs), told apart by their last digit. */
+    private static String id(int n) {
+        return "00000000-0000-0000-0000-00000000000" + n;
+    }
+
     private static final String STATS = "{'counts':{'PENDING':1,'IN_PROGRESS':0,'RETRYABLE_FAILED':0,'PARKED':2},"
             + "'publishedLastHour':5,'oldestPendingAgeSeconds':1.5,'parkedByErrorCode':{'UNROUTABLE':2},"
             + "'blockedAggregates':0}";
@@ -135,10 +140,10 @@ class OutboxctlTest {
     @Test
     void listSendsEveryFilterEncodedAndAllFollowsTheCursors() {
         script = s -> s.uri().contains("after=c2")
-                ? Answer.json("{'items':[{'id':'r3','status':'PARKED'}],'next':null}")
+                ? Answer.json("{'items':[{'id':'" + id(3) + "','status':'PARKED'}],'next':null}")
                 : s.uri().contains("after=c1")
-                        ? Answer.json("{'items':[{'id':'r2','status':'PARKED'}],'next':'c2'}")
-                        : Answer.json("{'items':[{'id':'r1','status':'PARKED'}],'next':'c1'}");
+                        ? Answer.json("{'items':[{'id':'" + id(2) + "','status':'PARKED'}],'next':'c2'}")
+                        : Answer.json("{'items':[{'id':'" + id(1) + "','status':'PARKED'}],'next':'c1'}");
         Result r = run(
                 "--url",
                 url,
@@ -177,16 +182,16 @@ class OutboxctlTest {
         assertEquals("/ops/outbox?limit=500", seen.get(0).uri());
         assertEquals("/ops/outbox?limit=500&after=c2", seen.get(2).uri());
         assertTrue(
-                all.out().contains("r1")
-                        && all.out().contains("r2")
-                        && all.out().contains("r3"),
+                all.out().contains(id(1))
+                        && all.out().contains(id(2))
+                        && all.out().contains(id(3)),
                 all.out());
         assertTrue(all.out().contains("3 message(s)\n"), all.out());
     }
 
     @Test
     void aCursorThatRepeatsDoesNotLoopForever() {
-        script = s -> Answer.json("{'items':[{'id':'r','status':'PENDING'}],'next':'same'}");
+        script = s -> Answer.json("{'items':[{'id':'" + id(1) + "','status':'PENDING'}],'next':'same'}");
         Result r = run("--url", url, "list", "--all");
         assertEquals(0, r.code());
         assertEquals(2, seen.size());
@@ -323,14 +328,14 @@ class OutboxctlTest {
 
     @Test
     void replayTakesAnIdOrAWholeAggregate() {
-        script = s -> Answer.json("{'action':'REPLAY_AGGREGATE','affected':2,'ids':['a','b']}");
+        script = s -> Answer.json("{'action':'REPLAY_AGGREGATE','affected':2,'ids':['" + id(1) + "','" + id(2) + "']}");
         Result r = run("--url", url, "replay", "--aggregate-type", "order", "--aggregate-id", "o-1", "--reason", "why");
         assertEquals(0, r.code(), r.err());
         assertEquals("/ops/outbox/replay-aggregate", seen.get(0).uri());
         assertEquals(
                 "{\"aggregateType\":\"order\",\"aggregateId\":\"o-1\",\"reason\":\"why\"}",
                 seen.get(0).body());
-        assertEquals("REPLAY_AGGREGATE: 2 message(s)\n  a\n  b\n", r.out());
+        assertEquals("REPLAY_AGGREGATE: 2 message(s)\n  " + id(1) + "\n  " + id(2) + "\n", r.out());
         run("--url", url, "replay", "m/../x");
         assertEquals("/ops/outbox/m%2F..%2Fx/replay", seen.get(1).uri(), "an id cannot leave its path segment");
     }

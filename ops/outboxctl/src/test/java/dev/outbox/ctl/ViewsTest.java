@@ -4,14 +4,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import dev.outbox.ops.views.OpsActionViews;
+import dev.outbox.ops.views.OpsOverviewViews;
+import dev.outbox.ops.views.OpsViews;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ViewsTest {
-    private static JsonNode json(String s) throws Exception {
-        return OpsClient.JSON.readTree(s.replace('\'', '"'));
+    /** An answer as the CLI reads it. */
+    private static <T> T read(String s, Class<T> view) throws Exception {
+        return OpsClient.read(200, OpsClient.JSON.readTree(s.replace('\'', '"')), view);
     }
+
+    private static OpsViews.Row row(String s) throws Exception {
+        return read(s, OpsViews.Row.class);
+    }
+
+    private static final String X = "00000000-0000-0000-0000-00000000000a";
 
     private static final String PARKED = "{'id':'11111111-1111-1111-1111-111111111111','aggregateType':'order',"
             + "'aggregateId':'o-1','aggregateVersion':3,'messageType':'order.created','messageVersion':1,"
@@ -22,10 +31,10 @@ class ViewsTest {
 
     @Test
     void listIsATableWithOneLinePerRow() throws Exception {
-        JsonNode pending = json("{'id':'22222222-2222-2222-2222-222222222222','aggregateType':'order',"
+        OpsViews.Row pending = row("{'id':'22222222-2222-2222-2222-222222222222','aggregateType':'order',"
                 + "'aggregateId':'o-2','messageType':'payment.captured','status':'PENDING','attemptCount':0,"
                 + "'createdAt':'2026-11-30T10:00:00Z'}");
-        String t = Views.list(List.of(json(PARKED), pending));
+        String t = Views.list(List.of(row(PARKED), pending));
         String[] lines = t.split("\n");
         assertEquals(3, lines.length, t);
         assertEquals(
@@ -61,7 +70,7 @@ class ViewsTest {
 
     @Test
     void showPrintsTheLastErrorLeaseBlockerAndWhatToDo() throws Exception {
-        String s = Views.show(json(PARKED));
+        String s = Views.show(row(PARKED));
         assertTrue(s.contains("status:           PARKED\n"), s);
         assertTrue(s.contains("last error:       UNROUTABLE: basic.return 312 NO_ROUTE\n"), s);
         assertTrue(s.contains("attempts:         5\n"), s);
@@ -72,7 +81,7 @@ class ViewsTest {
         assertTrue(s.contains("payload:          17 bytes, sha256 abc"), s);
         assertTrue(s.contains("next step:        no queue is bound to orders.events for routing key order.created"), s);
 
-        JsonNode leased = json("{'id':'i','status':'IN_PROGRESS','messageType':'t','attemptCount':1,"
+        OpsViews.Row leased = row("{'id':'" + X + "','status':'IN_PROGRESS','messageType':'t','attemptCount':1,"
                 + "'lease':{'lockedBy':'relay-7','lockedAt':'2026-11-30T09:00:00Z','leaseToken':42,"
                 + "'expiresAt':'2026-11-30T09:02:00Z'},'payload':{'a':1}}");
         String l = Views.show(leased);
@@ -82,24 +91,24 @@ class ViewsTest {
                 l);
         assertTrue(l.contains("payload:          {\"a\":1}\n"), l);
         assertTrue(l.contains("last error:       -\n"), l);
-        assertTrue(l.contains("outboxctl release i"), l);
+        assertTrue(l.contains("outboxctl release " + X), l);
 
-        JsonNode blocked = json("{'id':'v2','status':'PENDING','aggregateType':'order','aggregateId':'o',"
-                + "'aggregateVersion':2,'blockedBy':{'id':'v1','aggregateVersion':1,'status':'PARKED',"
-                + "'lastErrorCode':'ACCESS_REFUSED'}}");
+        OpsViews.Row blocked = row("{'id':'22222222-2222-2222-2222-222222222222','status':'PENDING',"
+                + "'aggregateType':'order','aggregateId':'o','aggregateVersion':2,'blockedBy':{'id':'" + X + "',"
+                + "'aggregateVersion':1,'status':'PARKED','lastErrorCode':'ACCESS_REFUSED'}}");
         String b = Views.show(blocked);
-        assertTrue(b.contains("blocked by:       v1 (version 1, PARKED, ACCESS_REFUSED)\n"), b);
+        assertTrue(b.contains("blocked by:       " + X + " (version 1, PARKED, ACCESS_REFUSED)\n"), b);
         assertTrue(b.contains("waits for version 1 of its aggregate"), b);
     }
 
     @Test
     void everyParkedErrorCodeHasItsOwnAdvice() throws Exception {
-        assertTrue(step("PARKED", "PAYLOAD_INVALID").contains("outboxctl cancel x --reason"));
-        assertTrue(step("PARKED", "UNENCODABLE").contains("outboxctl cancel x --reason"));
+        assertTrue(step("PARKED", "PAYLOAD_INVALID").contains("outboxctl cancel " + X + " --reason"));
+        assertTrue(step("PARKED", "UNENCODABLE").contains("outboxctl cancel " + X + " --reason"));
         assertTrue(step("PARKED", "UNENCODABLE").contains("never sent"));
         assertFalse(step("PARKED", "PAYLOAD_INVALID").contains("versioned rows"));
-        assertTrue(Views.nextStep(json(
-                        "{'id':'x','status':'PARKED','lastErrorCode':'PAYLOAD_INVALID'," + "'aggregateVersion':2}"))
+        assertTrue(Views.nextStep(row("{'id':'" + X + "','status':'PARKED','lastErrorCode':'PAYLOAD_INVALID',"
+                        + "'aggregateVersion':2}"))
                 .contains("cancelling versioned rows"));
         assertTrue(step("PARKED", "EXCHANGE_NOT_FOUND").contains("does not exist"));
         assertTrue(step("PARKED", "ACCESS_REFUSED").contains("list_permissions"));
@@ -110,15 +119,17 @@ class ViewsTest {
     }
 
     private static String step(String status, String code) throws Exception {
-        return Views.nextStep(json("{'id':'x','status':'" + status + "','exchange':'e','routingKey':'k'"
+        return Views.nextStep(row("{'id':'" + X + "','status':'" + status + "','exchange':'e','routingKey':'k'"
                 + (code == null ? "" : ",'lastErrorCode':'" + code + "'") + "}"));
     }
 
     @Test
     void statsShowsEveryStatusTheFiguresAndParkedCodes() throws Exception {
-        String s = Views.stats(json("{'counts':{'PENDING':3,'IN_PROGRESS':0,'RETRYABLE_FAILED':1,'PARKED':12},"
-                + "'publishedLastHour':140,'oldestPendingAgeSeconds':303.5,'parkedByErrorCode':{'UNROUTABLE':10,"
-                + "'PAYLOAD_INVALID':2},'blockedAggregates':4}"));
+        String s = Views.stats(read(
+                "{'counts':{'PENDING':3,'IN_PROGRESS':0,'RETRYABLE_FAILED':1,'PARKED':12},"
+                        + "'publishedLastHour':140,'oldestPendingAgeSeconds':303.5,'parkedByErrorCode':{'UNROUTABLE':10,"
+                        + "'PAYLOAD_INVALID':2},'blockedAggregates':4}",
+                OpsOverviewViews.Stats.class));
         assertTrue(
                 s.startsWith("STATUS            COUNT\nPENDING               3\nIN_PROGRESS           0\n"
                         + "RETRYABLE_FAILED      1\nPARKED               12\n"),
@@ -128,35 +139,46 @@ class ViewsTest {
         assertTrue(s.contains("blocked aggregates:  4\n"), s);
         assertTrue(s.contains("UNROUTABLE               10\n"), s);
         assertTrue(s.contains("PAYLOAD_INVALID           2\n"), s);
-        assertTrue(Views.stats(json("{'counts':{},'parkedByErrorCode':{}}")).contains("no parked messages"));
+        assertTrue(Views.stats(read("{'counts':{},'parkedByErrorCode':{}}", OpsOverviewViews.Stats.class))
+                .contains("no parked messages"));
     }
 
     @Test
     void reconcileSaysOkOrListsEachProblem() throws Exception {
-        assertTrue(Views.reconcile(json("{'ok':true,'ordersMissingEvents':[],'expiredLeases':[],"
-                        + "'blockedAggregates':[],'pendingSideEffects':[]}"))
+        assertTrue(Views.reconcile(read(
+                        "{'ok':true,'ordersMissingEvents':[],'expiredLeases':[],'blockedAggregates':[],"
+                                + "'waitingConsumers':[],'pendingSideEffects':[]}",
+                        OpsOverviewViews.Reconcile.class))
                 .startsWith("OK"));
-        String r = Views.reconcile(json("{'ok':false,'ordersMissingEvents':[{'orderId':'o9','orderVersion':2,"
-                + "'lastOutboxVersion':1}],'expiredLeases':[],'blockedAggregates':[{'aggregateType':'order',"
-                + "'aggregateId':'o3','parkedId':'p','parkedVersion':1,'errorCode':'UNROUTABLE','waiting':2}],"
-                + "'pendingSideEffects':[]}"));
+        String r = Views.reconcile(read(
+                "{'ok':false,'ordersMissingEvents':[{'orderId':'" + X + "','orderVersion':2,"
+                        + "'lastOutboxVersion':1}],'expiredLeases':[],'blockedAggregates':[{'aggregateType':'order',"
+                        + "'aggregateId':'o3','parkedId':'11111111-1111-1111-1111-111111111111','parkedVersion':1,"
+                        + "'errorCode':'UNROUTABLE','waiting':2}],'waitingConsumers':[],'pendingSideEffects':[]}",
+                OpsOverviewViews.Reconcile.class));
         assertTrue(r.startsWith("NOT OK"), r);
-        assertTrue(r.contains("o9") && r.contains("order/o3") && r.contains("UNROUTABLE"), r);
+        assertTrue(r.contains(X) && r.contains("order/o3") && r.contains("UNROUTABLE"), r);
         assertFalse(r.contains("Expired leases"), "empty sections are left out: " + r);
     }
 
     @Test
     void auditAndActionsAreReadable() throws Exception {
-        String a = Views.audit(json("{'items':[{'id':3,'at':'2026-11-30T09:00:00.5Z','actor':'alice',"
-                + "'role':'operator','action':'RETRY','messageIds':['m1'],'reason':'bound the queue','affected':1},"
-                + "{'id':2,'at':'2026-11-30T08:00:00Z','actor':'bob','role':'operator','action':'BULK_RETRY',"
-                + "'messageIds':['m2','m3','m4'],'affected':3}],'next':null}"));
+        String m2 = "22222222-2222-2222-2222-222222222222";
+        String a = Views.audit(read(
+                "{'items':[{'id':3,'at':'2026-11-30T09:00:00.5Z','actor':'alice','role':'operator','action':'RETRY',"
+                        + "'messageIds':['" + X + "'],'reason':'bound the queue','affected':1},{'id':2,"
+                        + "'at':'2026-11-30T08:00:00Z','actor':'bob','role':'operator','action':'BULK_RETRY',"
+                        + "'messageIds':['" + m2 + "','" + X + "','" + X + "'],'affected':3}],'next':null}",
+                OpsActionViews.AuditPage.class));
         String[] lines = a.split("\n");
         assertEquals(
-                List.of("2026-11-30T09:00:00Z", "alice", "operator", "RETRY", "1", "m1", "bound", "the", "queue"),
+                List.of("2026-11-30T09:00:00Z", "alice", "operator", "RETRY", "1", X, "bound", "the", "queue"),
                 List.of(lines[1].split("\\s+")));
-        assertTrue(lines[2].contains("m2 +2"), a);
-        assertEquals("RETRY: 1 message(s)\n  m1\n", Views.action(json("{'action':'RETRY','affected':1,'ids':['m1']}")));
+        assertTrue(lines[2].contains(m2 + " +2"), a);
+        assertEquals(
+                "RETRY: 1 message(s)\n  " + X + "\n",
+                Views.action(read(
+                        "{'action':'RETRY','affected':1,'ids':['" + X + "']}", OpsActionViews.ActionResult.class)));
     }
 
     @Test

@@ -1,9 +1,7 @@
-package dev.outbox.api.ops;
+package dev.outbox.ops.views;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.outbox.kernel.outbox.ErrorCode;
-import dev.outbox.persistence.ops.AuditEntry;
 import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Instant;
 import java.util.List;
@@ -25,10 +23,7 @@ public final class OpsActionViews {
                     types = {"string", "null"})
             String status,
 
-            @Schema(
-                    implementation = ErrorCode.class,
-                    types = {"string", "null"})
-            String errorCode,
+            @Schema(types = {"string", "null"}) String errorCode,
 
             @Schema(types = {"string", "null"}) String messageType,
 
@@ -142,20 +137,7 @@ public final class OpsActionViews {
             String reason,
 
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
-            int affected) {
-        static Audit of(AuditEntry e) {
-            return new Audit(
-                    e.id(),
-                    e.at(),
-                    e.actor(),
-                    e.role(),
-                    e.action(),
-                    e.messageIds() == null ? List.of() : List.of(e.messageIds()),
-                    e.filter() == null ? null : OpsViews.tree(e.filter()),
-                    e.reason(),
-                    e.affected());
-        }
-    }
+            int affected) {}
 
     @Schema(additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
     public record AuditPage(

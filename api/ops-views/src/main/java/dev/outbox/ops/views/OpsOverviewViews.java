@@ -1,14 +1,12 @@
-package dev.outbox.api.ops;
+package dev.outbox.ops.views;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.outbox.persistence.consumer.PendingSideEffect;
-import dev.outbox.persistence.ops.Reconciliation;
-import dev.outbox.persistence.relay.RelayView;
 import io.swagger.v3.oas.annotations.media.ArraySchema;
 import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * What the operator API shows of the whole outbox: counts by status, cross-checks, the relays,
@@ -19,7 +17,8 @@ public final class OpsOverviewViews {
 
     /**
      * {@code counts}: the unfinished statuses, exact. {@code finished}: {@code PUBLISHED} and
-     * {@code CANCELLED}, exact up to {@link OpsService#EXACT_FINISHED_UP_TO} rows and estimated above.
+     * {@code CANCELLED}, exact up to 10,000 rows (the API's {@code OpsService.EXACT_FINISHED_UP_TO})
+     * and estimated above.
      * {@code publishedPerMinute}: the last hour, oldest minute first, the current minute last.
      */
     @Schema(additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
@@ -71,13 +70,7 @@ public final class OpsOverviewViews {
             long count,
 
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
-            boolean exact) {
-        static FinishedCount of(long counted, long estimate, int upTo) {
-            return counted <= upTo
-                    ? new FinishedCount(counted, true)
-                    : new FinishedCount(Math.max(estimate, counted), false);
-        }
-    }
+            boolean exact) {}
 
     /**
      * A registered relay. {@code alive}: some session holds its liveness lock now; a dead relay's
@@ -128,21 +121,7 @@ public final class OpsOverviewViews {
             @Schema(
                     requiredMode = Schema.RequiredMode.REQUIRED,
                     types = {"string", "null"})
-            Instant oldestLeaseAt) {
-        static Relay of(RelayView v) {
-            return new Relay(
-                    v.relayId(),
-                    v.alive(),
-                    v.host(),
-                    v.pid(),
-                    v.backendPid(),
-                    v.startedAt(),
-                    v.heartbeatAt(),
-                    v.registeredAt(),
-                    v.inProgress(),
-                    v.oldestLeaseAt());
-        }
-    }
+            Instant oldestLeaseAt) {}
 
     /** The caller, as the console needs to know it: which controls to show (the API checks again). */
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -164,12 +143,7 @@ public final class OpsOverviewViews {
             long live,
 
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
-            List<Relay> items) {
-        static Relays of(List<RelayView> views) {
-            List<Relay> items = views.stream().map(Relay::of).toList();
-            return new Relays(items.stream().filter(Relay::alive).count(), items);
-        }
-    }
+            List<Relay> items) {}
 
     @Schema(additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
     public record Reconcile(
@@ -177,17 +151,111 @@ public final class OpsOverviewViews {
             boolean ok,
 
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
-            List<Reconciliation.OrderMissingEvent> ordersMissingEvents,
+            List<OrderMissingEvent> ordersMissingEvents,
 
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
-            List<Reconciliation.ExpiredLease> expiredLeases,
+            List<ExpiredLease> expiredLeases,
 
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
-            List<Reconciliation.BlockedAggregate> blockedAggregates,
+            List<BlockedAggregate> blockedAggregates,
 
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
-            List<Reconciliation.WaitingConsumer> waitingConsumers,
+            List<WaitingConsumer> waitingConsumers,
 
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
             List<PendingSideEffect> pendingSideEffects) {}
+
+    /** An order whose latest version has no outbox row: its event was never recorded. */
+    @Schema(additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
+    public record OrderMissingEvent(
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            UUID orderId,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            long orderVersion,
+
+            @Schema(
+                    requiredMode = Schema.RequiredMode.REQUIRED,
+                    types = {"integer", "null"})
+            Long lastOutboxVersion) {}
+
+    /** A row leased for longer than the lease: its relay is gone or stuck. */
+    @Schema(additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
+    public record ExpiredLease(
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            UUID id,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            String messageType,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            String lockedBy,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            Instant lockedAt,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            int attemptCount) {}
+
+    /**
+     * A consumer holding later versions of an aggregate while the version it needs has not come
+     * (for example an operator cancelled it): the consumer will wait until someone acts.
+     */
+    @Schema(additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
+    public record WaitingConsumer(
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            String consumerName,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            String aggregateType,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            String aggregateId,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            long waitingForVersion,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            long held,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            Instant heldSince) {}
+
+    /** An aggregate whose pending versions wait behind a parked one. */
+    @Schema(additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
+    public record BlockedAggregate(
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            String aggregateType,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            String aggregateId,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            UUID parkedId,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            long parkedVersion,
+
+            @Schema(
+                    requiredMode = Schema.RequiredMode.REQUIRED,
+                    types = {"string", "null"})
+            String errorCode,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            long waiting) {}
+
+    /** An external call that was started and never recorded as done: a message to repair by hand. */
+    @Schema(additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
+    public record PendingSideEffect(
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            String consumerName,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            String messageId,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            String effect,
+
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            Instant startedAt) {}
 }

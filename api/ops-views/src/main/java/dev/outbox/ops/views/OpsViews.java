@@ -1,21 +1,19 @@
-package dev.outbox.api.ops;
+package dev.outbox.ops.views;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.outbox.kernel.json.Json;
-import dev.outbox.kernel.outbox.OutboxRecord;
-import dev.outbox.kernel.outbox.OutboxStatus;
 import io.swagger.v3.oas.annotations.media.Schema;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
 
-/** What the operator endpoints answer with. */
+/**
+ * What the operator endpoints answer with about rows. The API builds them from its stored rows;
+ * outboxctl reads them back. A status or error code is the name of the kernel's {@code
+ * OutboxStatus} or {@code ErrorCode}, kept a string: this module carries no kernel (the API's
+ * {@code OpenApiDocument} lists the names in the document), and a CLI older than the server still
+ * reads a name the server added.
+ */
 public final class OpsViews {
     private OpsViews() {}
 
@@ -52,7 +50,7 @@ public final class OpsViews {
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
             String routingKey,
 
-            @Schema(requiredMode = Schema.RequiredMode.REQUIRED, implementation = OutboxStatus.class)
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
             String status,
 
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
@@ -84,38 +82,7 @@ public final class OpsViews {
             @Schema(description = "The row's extra AMQP headers (JSON).")
             JsonNode headers,
 
-            Blocker blockedBy) {
-
-        static Row of(OutboxRecord r, boolean withPayload, Instant leaseExpiresAt, Blocker blockedBy) {
-            byte[] payload = r.payload().getBytes(StandardCharsets.UTF_8);
-            return new Row(
-                    r.id(),
-                    r.aggregateType(),
-                    r.aggregateId(),
-                    r.aggregateVersion(),
-                    r.messageType(),
-                    r.messageVersion(),
-                    r.exchangeName(),
-                    r.routingKey(),
-                    r.status().name(),
-                    r.attemptCount(),
-                    r.nextAttemptAt(),
-                    r.lastErrorCode() == null ? null : r.lastErrorCode().name(),
-                    r.lastErrorMessage(),
-                    r.createdAt(),
-                    r.publishedAt(),
-                    r.correlationId(),
-                    r.causationId(),
-                    r.traceId(),
-                    r.tenantId(),
-                    r.lockedBy() == null ? null : new Lease(r.lockedBy(), r.lockedAt(), r.leaseToken(), leaseExpiresAt),
-                    withPayload ? tree(r.payload()) : null,
-                    withPayload ? null : payload.length,
-                    withPayload ? null : sha256(payload),
-                    tree(r.headers()),
-                    blockedBy);
-        }
-    }
+            Blocker blockedBy) {}
 
     /** Who holds a row and until when. */
     @Schema(additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
@@ -147,7 +114,7 @@ public final class OpsViews {
                     types = {"integer", "null"})
             Long aggregateVersion,
 
-            @Schema(requiredMode = Schema.RequiredMode.REQUIRED, implementation = OutboxStatus.class)
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
             String status,
 
             @Schema(
@@ -165,21 +132,4 @@ public final class OpsViews {
                     requiredMode = Schema.RequiredMode.REQUIRED,
                     types = {"string", "null"})
             String next) {}
-
-    static JsonNode tree(String json) {
-        try {
-            return Json.mapper().readTree(json);
-        } catch (JsonProcessingException e) {
-            // a row written by another SQL client may hold anything: show it as a string
-            return Json.mapper().getNodeFactory().textNode(json);
-        }
-    }
-
-    static String sha256(byte[] bytes) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 }
