@@ -1,6 +1,7 @@
 package dev.outbox.bench;
 
 import dev.outbox.testkit.JavaProcess;
+import dev.outbox.testkit.otlp.OtlpReceiver;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -75,6 +76,57 @@ final class HttpOverhead {
                         + " p99 with/without %s (target <= 1.15).",
                 Report.ratio(without, with), Report.ratio(p50With, p50Without), Report.ratio(p99With, p99Without)));
         notifyCost(env, report, o);
+        tracingCost(env, report, o, warmup, measure);
+    }
+
+    /**
+     * What tracing costs a write: the API with its outbox, tracing off and on (every request
+     * sampled: a server span, two transaction spans and five statement spans, exported over OTLP to
+     * a receiver in this JVM), in ABBA order after a discarded warm-up.
+     */
+    static void tracingCost(BenchEnv env, Report report, BenchMain.Options o, Duration warmup, Duration measure)
+            throws Exception {
+        try (OtlpReceiver otlp = OtlpReceiver.start()) {
+            Map<String, String> on = Map.of(
+                    "OTEL_EXPORTER_OTLP_ENDPOINT", otlp.endpoint(), "OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf");
+            List<String> order = o.quick()
+                    ? List.of("tracing off", "tracing on")
+                    : List.of("tracing off", "tracing on", "tracing on", "tracing off");
+            if (!o.quick()) {
+                run(env, "with-outbox", "tracing on", on, warmup, measure);
+            }
+            List<Result> results = new ArrayList<>();
+            for (String label : order) {
+                results.add(
+                        run(env, "with-outbox", label, label.equals("tracing on") ? on : Map.of(), warmup, measure));
+            }
+            List<List<String>> rows = new ArrayList<>();
+            for (Result r : results) {
+                rows.add(Report.row(
+                        r.variant(),
+                        Long.toString(r.requests()),
+                        Report.num(r.perSecond()),
+                        Report.num(r.latency().p50()),
+                        Report.num(r.latency().p99())));
+            }
+            report.table(
+                    "Tracing overhead: POST /orders with the outbox, " + CLIENTS + " clients, every request traced",
+                    List.of("API", "requests", "req/s", "p50 ms", "p99 ms"),
+                    rows);
+            report.text(String.format(
+                    "Write overhead of tracing: throughput off/on **%s**, p50 on/off **%s**, p99 on/off %s;"
+                            + " %,d spans received over OTLP.",
+                    Report.ratio(
+                            mean(results, "tracing off", Result::perSecond),
+                            mean(results, "tracing on", Result::perSecond)),
+                    Report.ratio(
+                            mean(results, "tracing on", r -> r.latency().p50()),
+                            mean(results, "tracing off", r -> r.latency().p50())),
+                    Report.ratio(
+                            mean(results, "tracing on", r -> r.latency().p99()),
+                            mean(results, "tracing off", r -> r.latency().p99())),
+                    otlp.spans().size()));
+        }
     }
 
     /**
@@ -165,8 +217,16 @@ final class HttpOverhead {
     }
 
     static Result run(BenchEnv env, String variant, Duration warmup, Duration measure) throws Exception {
+        return run(env, variant, variant, Map.of(), warmup, measure);
+    }
+
+    /** One run of the API started as {@code variant} with {@code extraEnv}, reported as {@code label}. */
+    static Result run(
+            BenchEnv env, String variant, String label, Map<String, String> extraEnv, Duration warmup, Duration measure)
+            throws Exception {
         env.clean();
         Map<String, String> apiEnv = new LinkedHashMap<>(env.processEnv());
+        apiEnv.putAll(extraEnv);
         apiEnv.put("OUTBOX_HTTP_HOST", "127.0.0.1");
         apiEnv.put("OUTBOX_HTTP_PORT", "0");
         apiEnv.put("OUTBOX_DB_POOL_SIZE", Integer.toString(CLIENTS));
@@ -220,10 +280,10 @@ final class HttpOverhead {
             if (api.terminate(Duration.ofSeconds(30)) != 0) {
                 throw new IllegalStateException("API did not exit cleanly:\n" + api.output());
             }
-            Result r = new Result(variant, all.length, measure.toNanos() / 1e9, Percentiles.ofNanos(all));
+            Result r = new Result(label, all.length, measure.toNanos() / 1e9, Percentiles.ofNanos(all));
             System.out.printf(
                     "  http %-15s %,8.0f req/s p50 %.1f ms p99 %.1f ms%n",
-                    variant, r.perSecond(), r.latency().p50(), r.latency().p99());
+                    label, r.perSecond(), r.latency().p50(), r.latency().p99());
             return r;
         }
     }

@@ -17,11 +17,13 @@ import dev.outbox.testkit.TestDatabase;
 import dev.outbox.testkit.junit.TestResources;
 import dev.outbox.testkit.otlp.OtlpReceiver;
 import dev.outbox.testkit.otlp.OtlpReceiver.ReceivedSpan;
+import dev.outbox.testkit.otlp.TraceWaterfall;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -201,6 +203,13 @@ class TracingIT {
         ReceivedSpan replayed = one(traceId, s -> s.spanId().equals(duplicate.parentSpanId()));
         assertEquals(transaction.spanId(), replayed.parentSpanId(), "a replay continues from the row again");
         assertEquals(1, DB.count("SELECT count(*) FROM ledger_entries WHERE order_id = ?::uuid", order));
+
+        // the README's picture of a trace is this one (-Doutbox.trace.picture=<png> writes it there)
+        TraceWaterfall.write(
+                otlp.trace(traceId),
+                "One order placed, captured and replayed: "
+                        + otlp.trace(traceId).size() + " spans of trace " + traceId.substring(0, 8) + "…",
+                Path.of(System.getProperty("outbox.trace.picture", "target/trace.png")));
     }
 
     @Test

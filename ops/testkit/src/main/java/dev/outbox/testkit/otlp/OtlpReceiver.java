@@ -43,7 +43,9 @@ public final class OtlpReceiver implements AutoCloseable {
             Map<String, String> attributes,
             String statusCode,
             String statusMessage,
-            List<String> events) {
+            List<String> events,
+            long startNanos,
+            long endNanos) {
         public String attribute(String key) {
             return attributes.get(key);
         }
@@ -190,7 +192,9 @@ public final class OtlpReceiver implements AutoCloseable {
                 attributes(span.getAttributesList()),
                 span.getStatus().getCode().name(),
                 span.getStatus().getMessage(),
-                List.copyOf(events));
+                List.copyOf(events),
+                span.getStartTimeUnixNano(),
+                span.getEndTimeUnixNano());
     }
 
     private static String hex(ByteString bytes) {
