@@ -1,5 +1,6 @@
 package dev.outbox.api.console;
 
+import dev.outbox.api.docs.Answers;
 import dev.outbox.api.http.BundledText;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
@@ -57,6 +58,7 @@ public final class ConsoleResource {
     @Operation(operationId = "consoleFile", tags = "console", summary = "The console's script and style")
     @GET
     @Path("console/{file}")
+    @Answers(Answers.Shared.PAGE_FILE)
     public Response file(
             @Parameter(
                             example = "console.js",

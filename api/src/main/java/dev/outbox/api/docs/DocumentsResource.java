@@ -109,6 +109,7 @@ public final class DocumentsResource {
             summary = "The page's scripts and styles (its own, and Swagger UI's from the WebJar)")
     @GET
     @Path("docs/{file}")
+    @Answers(Answers.Shared.PAGE_FILE)
     public Response pageFile(
             @Parameter(
                             example = "docs.js",

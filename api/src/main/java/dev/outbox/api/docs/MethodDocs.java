@@ -24,7 +24,7 @@ import java.util.Map;
 
 /**
  * What a resource method says of itself beyond swagger's own annotations: its {@link Example}s,
- * its {@link Fixture}, its {@link ConsoleAction}, and its success body (the view type it returns,
+ * its {@link Fixture}, its {@link ConsoleAction}, the {@link Answers} of the code it shares, and its success body (the view type it returns,
  * or {@link Returns}; a page or text it builds as a string is what its {@code @Produces} says). Each is written into the operation the method's {@code @Operation} names.
  */
 final class MethodDocs {
@@ -49,6 +49,10 @@ final class MethodDocs {
                 Fixture fixture = m.getAnnotation(Fixture.class);
                 if (fixture != null) {
                     op.addExtension("x-fixture", fixture.value());
+                }
+                Answers answers = m.getAnnotation(Answers.class);
+                if (answers != null) {
+                    SharedAnswers.shared(answers.value(), op);
                 }
                 ConsoleAction console = m.getAnnotation(ConsoleAction.class);
                 if (console != null) {

@@ -27,10 +27,8 @@ import java.util.Map;
  *   <li>every POST: 415 (it consumes {@code application/json} only);
  *   <li>{@code /orders}: the request headers {@code RequestMetadataFilter} reads, the
  *       {@code Idempotency-Key} of a POST, 400 for invalid input and 503 when the database is away;
- *   <li>{@code POST /orders/{id}/...}: what every state change of an order answers, from
- *       {@code OrderResource.transition} (404 unknown order, 409 illegal transition, 422 a reused
- *       key or a business rule);
- *   <li>{@code GET .../{file}}: a page's file, JavaScript or CSS, 404 for any other name;
+ *   <li>an operation marked {@link Answers}: what the code it shares answers
+ *       ({@link #shared(Answers.Shared, Operation)}, written by {@link MethodDocs});
  *   <li>{@code /ops}: the bearer token ({@code OpsAuthFilter}: 401, 403 for a read-only token on
  *       an action, 503 when no operator token is configured) and 400 for invalid input.
  * </ul>
@@ -81,26 +79,6 @@ final class SharedAnswers {
         } else {
             shared(responses, "400", MALFORMED_REQUEST);
         }
-        if (orders && post && path.startsWith("/orders/{id}/")) {
-            responses.putIfAbsent("404", OpenApiDocument.problem("not_found: no such order, or another tenant's."));
-            responses.putIfAbsent(
-                    "409", OpenApiDocument.problem("illegal_transition: not allowed in the order's current state."));
-            responses.putIfAbsent(
-                    "422",
-                    OpenApiDocument.problem("idempotency_key_reused, or a business rule (capture_amount_mismatch,"
-                            + " capture_currency_mismatch)."));
-        }
-        if (!post && path.endsWith("/{file}")) {
-            responses.putIfAbsent(
-                    "200",
-                    new ApiResponse()
-                            .description("The file.")
-                            .content(new Content()
-                                    .addMediaType("application/javascript", new MediaType().schema(new StringSchema()))
-                                    .addMediaType("text/css", new MediaType().schema(new StringSchema()))));
-            responses.putIfAbsent("404", OpenApiDocument.problem("Any other name."));
-            responses.remove("default");
-        }
         if (orders) {
             responses.putIfAbsent(
                     "503",
@@ -134,6 +112,36 @@ final class SharedAnswers {
             }
         });
         op.setResponses(sorted(responses));
+    }
+
+    /** What an operation marked {@link Answers} answers because of the code it shares. */
+    static void shared(Answers.Shared kind, Operation op) {
+        ApiResponses responses = op.getResponses() == null ? new ApiResponses() : op.getResponses();
+        switch (kind) {
+            case ORDER_TRANSITION -> {
+                responses.putIfAbsent("404", OpenApiDocument.problem("not_found: no such order, or another tenant's."));
+                responses.putIfAbsent(
+                        "409",
+                        OpenApiDocument.problem("illegal_transition: not allowed in the order's current state."));
+                responses.putIfAbsent(
+                        "422",
+                        OpenApiDocument.problem("idempotency_key_reused, or a business rule (capture_amount_mismatch,"
+                                + " capture_currency_mismatch)."));
+            }
+            case PAGE_FILE -> {
+                responses.putIfAbsent(
+                        "200",
+                        new ApiResponse()
+                                .description("The file.")
+                                .content(new Content()
+                                        .addMediaType(
+                                                "application/javascript", new MediaType().schema(new StringSchema()))
+                                        .addMediaType("text/css", new MediaType().schema(new StringSchema()))));
+                responses.putIfAbsent("404", OpenApiDocument.problem("Any other name."));
+                responses.remove("default");
+            }
+        }
+        op.setResponses(responses);
     }
 
     private static void shared(ApiResponses responses, String code, String name) {

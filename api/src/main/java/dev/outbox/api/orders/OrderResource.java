@@ -2,6 +2,7 @@ package dev.outbox.api.orders;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.outbox.MessageContext;
+import dev.outbox.api.docs.Answers;
 import dev.outbox.api.docs.Example;
 import dev.outbox.api.docs.Fixture;
 import dev.outbox.api.docs.Returns;
@@ -129,6 +130,7 @@ public final class OrderResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Path("/{id}/capture")
+    @Answers(Answers.Shared.ORDER_TRANSITION)
     public Response capture(
             @Parameter(ref = "#/components/parameters/OrderId") @PathParam("id") String id,
             @RequestBody(required = true) CaptureRequest body,
@@ -154,6 +156,7 @@ public final class OrderResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Path("/{id}/ship")
+    @Answers(Answers.Shared.ORDER_TRANSITION)
     public Response ship(
             @Parameter(ref = "#/components/parameters/OrderId") @PathParam("id") String id,
             @RequestBody(required = true) ShipRequest body,
@@ -180,6 +183,7 @@ public final class OrderResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Path("/{id}/cancel")
+    @Answers(Answers.Shared.ORDER_TRANSITION)
     public Response cancel(
             @Parameter(ref = "#/components/parameters/OrderId") @PathParam("id") String id,
             @RequestBody(required = true) CancelRequest body,
