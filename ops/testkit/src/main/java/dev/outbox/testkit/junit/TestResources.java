@@ -8,10 +8,11 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * What a test started and must stop: relays, consumers, proxies, queues, network namespaces.
- * Register it ({@code @RegisterExtension final TestResources closing = new TestResources();},
- * static for resources a whole class shares), hand it each resource as it is made
- * ({@code closing.add(RelayApp.start(...))} returns the resource), and it closes them, newest
- * first, after each test (after all, when static). Every one is closed whatever the others do;
+ * Register it ({@code @RegisterExtension final TestResources closing = new TestResources();}, or
+ * {@code static final TestResources shared = TestResources.perClass();} for resources a whole
+ * class shares), hand it each resource as it is made ({@code closing.add(RelayApp.start(...))}
+ * returns the resource), and it closes them, newest first, after each test (after all its tests,
+ * when per class). Every one is closed whatever the others do;
  * the first failure is thrown with the rest suppressed, so a test never leaves a process or a
  * namespace behind because an earlier close failed. Where teardown must go on after the
  * resources are closed (drop a slot, delete a queue), call {@link #closeAll} first in the
@@ -19,6 +20,21 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 public final class TestResources implements AfterEachCallback, AfterAllCallback {
     private final List<AutoCloseable> open = new ArrayList<>();
+    private final boolean perClass;
+
+    /** Closes what each test added after that test. */
+    public TestResources() {
+        this(false);
+    }
+
+    private TestResources(boolean perClass) {
+        this.perClass = perClass;
+    }
+
+    /** For a static registration: closes what the class's tests added after all of them. */
+    public static TestResources perClass() {
+        return new TestResources(true);
+    }
 
     /** Registers {@code resource} to be closed, and gives it back. */
     public synchronized <T extends AutoCloseable> T add(T resource) {
@@ -57,7 +73,7 @@ public final class TestResources implements AfterEachCallback, AfterAllCallback 
 
     @Override
     public void afterEach(ExtensionContext context) throws Exception {
-        if (context.getTestInstance().isPresent() && !isStatic(context)) {
+        if (!perClass) {
             closeAll();
         }
     }
@@ -65,23 +81,5 @@ public final class TestResources implements AfterEachCallback, AfterAllCallback 
     @Override
     public void afterAll(ExtensionContext context) throws Exception {
         closeAll();
-    }
-
-    /** A static registration lives for the class: its resources are closed after all its tests. */
-    private boolean isStatic(ExtensionContext context) {
-        Class<?> type = context.getRequiredTestClass();
-        for (var field : type.getDeclaredFields()) {
-            if (java.lang.reflect.Modifier.isStatic(field.getModifiers()) && field.getType() == TestResources.class) {
-                try {
-                    field.setAccessible(true);
-                    if (field.get(null) == this) {
-                        return true;
-                    }
-                } catch (IllegalAccessException e) {
-                    throw new IllegalStateException(e);
-                }
-            }
-        }
-        return false;
     }
 }

@@ -59,4 +59,19 @@ class TestResourcesTest {
         r.closeAll();
         assertEquals(List.of("b"), closed);
     }
+
+    @Test
+    void aPerClassRegistrationKeepsItsResourcesUntilAfterAll() throws Exception {
+        TestResources shared = TestResources.perClass();
+        shared.add(named("a"));
+        shared.afterEach(null);
+        assertEquals(List.of(), closed, "kept across the class's tests");
+        shared.afterAll(null);
+        assertEquals(List.of("a"), closed);
+
+        TestResources each = new TestResources();
+        each.add(named("b"));
+        each.afterEach(null);
+        assertEquals(List.of("a", "b"), closed, "a plain registration closes after each test");
+    }
 }
