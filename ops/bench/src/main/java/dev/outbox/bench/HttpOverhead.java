@@ -50,21 +50,11 @@ final class HttpOverhead {
         for (String variant : order) {
             results.add(run(env, variant, warmup, measure));
         }
-        List<List<String>> rows = new ArrayList<>();
-        for (Result r : results) {
-            rows.add(Report.row(
-                    r.variant(),
-                    Long.toString(r.requests()),
-                    Report.num(r.perSecond()),
-                    Report.num(r.latency().p50()),
-                    Report.num(r.latency().p99()),
-                    Report.num(r.latency().max())));
-        }
         report.table(
                 "HTTP write overhead: POST /orders, " + CLIENTS + " clients, " + measure.toSeconds()
                         + " s per run after " + warmup.toSeconds() + " s warm-up",
                 List.of("API", "requests", "req/s", "p50 ms", "p99 ms", "max ms"),
-                rows);
+                rows(results));
         double without = mean(results, "without-outbox", Result::perSecond);
         double with = mean(results, "with-outbox", Result::perSecond);
         double p50Without = mean(results, "without-outbox", r -> r.latency().p50());
@@ -100,19 +90,10 @@ final class HttpOverhead {
                 results.add(
                         run(env, "with-outbox", label, label.equals("tracing on") ? on : Map.of(), warmup, measure));
             }
-            List<List<String>> rows = new ArrayList<>();
-            for (Result r : results) {
-                rows.add(Report.row(
-                        r.variant(),
-                        Long.toString(r.requests()),
-                        Report.num(r.perSecond()),
-                        Report.num(r.latency().p50()),
-                        Report.num(r.latency().p99())));
-            }
             report.table(
                     "Tracing overhead: POST /orders with the outbox, " + CLIENTS + " clients, every request traced",
-                    List.of("API", "requests", "req/s", "p50 ms", "p99 ms"),
-                    rows);
+                    List.of("API", "requests", "req/s", "p50 ms", "p99 ms", "max ms"),
+                    rows(results));
             report.text(String.format(
                     "Write overhead of tracing: throughput off/on **%s**, p50 on/off **%s**, p99 on/off %s;"
                             + " %,d spans received over OTLP.",
@@ -206,6 +187,20 @@ final class HttpOverhead {
         } finally {
             env.notifyTrigger(true);
         }
+    }
+
+    private static List<List<String>> rows(List<Result> results) {
+        List<List<String>> rows = new ArrayList<>();
+        for (Result r : results) {
+            rows.add(Report.row(
+                    r.variant(),
+                    Long.toString(r.requests()),
+                    Report.num(r.perSecond()),
+                    Report.num(r.latency().p50()),
+                    Report.num(r.latency().p99()),
+                    Report.num(r.latency().max())));
+        }
+        return rows;
     }
 
     private static double mean(List<Result> results, String variant, java.util.function.ToDoubleFunction<Result> f) {
