@@ -8,6 +8,7 @@ import dev.outbox.api.health.HealthResource;
 import dev.outbox.api.health.MetricsResource;
 import dev.outbox.api.ops.OpsConfig;
 import dev.outbox.api.orders.persistence.OrderMapper;
+import dev.outbox.config.JulLogging;
 import dev.outbox.config.Lifecycle;
 import dev.outbox.config.Settings;
 import dev.outbox.config.TracingConfig;
@@ -29,7 +30,6 @@ import java.util.concurrent.TimeUnit;
 import org.glassfish.grizzly.http.server.HttpServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.bridge.SLF4JBridgeHandler;
 
 /** The API process's parts, wired from settings; {@link ApiMain} and the launcher run it. */
 public final class ApiApp implements AutoCloseable {
@@ -55,10 +55,7 @@ public final class ApiApp implements AutoCloseable {
      * production process always starts through {@link #start(Settings)}.
      */
     public static ApiApp start(Settings settings, Module overrides) {
-        if (!SLF4JBridgeHandler.isInstalled()) {
-            SLF4JBridgeHandler.removeHandlersForRootLogger();
-            SLF4JBridgeHandler.install();
-        }
+        JulLogging.route();
         ApiConfig config = ApiConfig.from(settings);
         OpsConfig ops = OpsConfig.from(settings);
         DatabaseConfig databaseConfig = DatabaseConfig.required(

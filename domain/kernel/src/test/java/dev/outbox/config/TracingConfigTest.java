@@ -80,4 +80,32 @@ class TracingConfigTest {
         TracingConfig.from(settings, "outbox-api");
         assertFalse(settings.describe().contains("very-secret"), settings.describe());
     }
+
+    @Test
+    void aCollectorThatCannotBeReachedIsReportedInTheProcesssLogs() throws Exception {
+        ch.qos.logback.classic.Logger root =
+                (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> seen =
+                new ch.qos.logback.core.read.ListAppender<>();
+        seen.start();
+        root.addAppender(seen);
+        int closedPort;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            closedPort = s.getLocalPort();
+        }
+        try (Tracing tracing = Tracing.start(of(Map.of(
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                "http://127.0.0.1:" + closedPort,
+                "OTEL_EXPORTER_OTLP_TIMEOUT",
+                "1000")))) {
+            tracing.tracer().spanBuilder("lost").startSpan().end();
+        } finally {
+            root.detachAppender(seen);
+        }
+        assertTrue(
+                seen.list.stream()
+                        .anyMatch(e -> e.getLoggerName().startsWith("io.opentelemetry")
+                                && e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN)),
+                "the SDK's export failure reaches logback: " + seen.list);
+    }
 }

@@ -1,6 +1,7 @@
 package dev.outbox.kernel.tracing;
 
 import dev.outbox.config.ConfigurationException;
+import dev.outbox.config.JulLogging;
 import dev.outbox.config.TracingConfig;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Tracer;
@@ -55,6 +56,8 @@ public final class Tracing implements AutoCloseable {
         if (!config.enabled()) {
             return off();
         }
+        // the SDK reports a collector it cannot reach through java.util.logging
+        JulLogging.route();
         try {
             OpenTelemetrySdk sdk = AutoConfiguredOpenTelemetrySdk.builder()
                     .addPropertiesSupplier(() -> Map.of(
