@@ -17,6 +17,7 @@ import com.networknt.schema.SchemaRegistryConfig;
 import com.networknt.schema.SpecificationVersion;
 import dev.outbox.kernel.json.Json;
 import dev.outbox.testkit.TestDatabase;
+import dev.outbox.testkit.otlp.OtlpReceiver;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -62,8 +63,20 @@ class HttpFuzzIT {
     private static final long MAX_BODY = 1024 * 1024;
     private static final TestDatabase DB = TestDatabase.get();
 
+    /** The API traces every request it is sent, so generated headers reach the tracing code too. */
+    private static final OtlpReceiver OTLP = OtlpReceiver.startUnchecked();
+
     @RegisterExtension
-    static final RunningApi API = new RunningApi(DB, "OUTBOX_OPS_TOKEN", OPERATOR, "OUTBOX_OPS_READ_TOKEN", READER);
+    static final RunningApi API = new RunningApi(
+            DB,
+            "OUTBOX_OPS_TOKEN",
+            OPERATOR,
+            "OUTBOX_OPS_READ_TOKEN",
+            READER,
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            OTLP.endpoint(),
+            "OTEL_BSP_SCHEDULE_DELAY",
+            "100");
 
     /** What must never reach a client: the same pattern {@link HttpEdgeIT} holds every answer to. */
     static final Pattern LEAK = HttpEdgeIT.INTERNALS;
@@ -190,6 +203,12 @@ class HttpFuzzIT {
                     op.key() + " never succeeded, so its mutations never reached past validation: " + counts);
         }
         assertEquals(Map.of(), failures, report);
+        // traced all along: the server spans came out, and none is an error (no answer was a 5xx)
+        OTLP.await(span -> span.kind().equals("SPAN_KIND_SERVER"), java.time.Duration.ofSeconds(10));
+        List<OtlpReceiver.ReceivedSpan> errors = OTLP.spans().stream()
+                .filter(span -> span.kind().equals("SPAN_KIND_SERVER") && span.isError())
+                .toList();
+        assertEquals(List.of(), errors, "server spans with an error status");
     }
 
     // ------------------------------------------------------------ invariants

@@ -74,10 +74,18 @@ public final class HttpSpans extends HttpHandler {
             throw e;
         } finally {
             int status = response.getStatus();
-            span.setAttribute("http.response.status_code", (long) status);
-            if (status >= 500) {
-                span.setStatus(StatusCode.ERROR);
-                span.setAttribute("error.type", Integer.toString(status));
+            if (status >= 500 && !request.getContext().getConnection().isOpen()) {
+                // the client broke off (a body shorter than its Content-Length, then EOF): the
+                // answer could not be written, and the 500 Jersey records for that failed write is
+                // nobody's answer; the API's fault only when it is sent
+                span.addEvent("the client closed the connection before the answer was written");
+                span.setAttribute("error.type", "client_closed");
+            } else {
+                span.setAttribute("http.response.status_code", (long) status);
+                if (status >= 500) {
+                    span.setStatus(StatusCode.ERROR);
+                    span.setAttribute("error.type", Integer.toString(status));
+                }
             }
             span.end();
         }

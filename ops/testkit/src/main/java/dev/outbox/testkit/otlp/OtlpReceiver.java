@@ -78,6 +78,15 @@ public final class OtlpReceiver implements AutoCloseable {
         return receiver;
     }
 
+    /** For a static field: a receiver that cannot listen on loopback is the test's failure. */
+    public static OtlpReceiver startUnchecked() {
+        try {
+            return start();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** The value for {@code OTEL_EXPORTER_OTLP_ENDPOINT} (the SDK appends {@code /v1/traces}). */
     public String endpoint() {
         return "http://127.0.0.1:" + server.getAddress().getPort();
