@@ -2,6 +2,7 @@ package dev.outbox.persistence;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.migrations.DatabaseMigrations;
+import java.time.Duration;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -79,6 +80,15 @@ public final class Database implements AutoCloseable {
 
     public PersistenceModule module(Class<?>... extraMappers) {
         return new PersistenceModule(dataSource, config.statementTimeout(), extraMappers);
+    }
+
+    /**
+     * The longest {@link #close} takes: HikariCP waits for a connection it is opening (bounded by
+     * the connect timeout, rounded up to its login timeout's whole second); closing the others only
+     * closes their sockets. Nothing borrows from the pool by then: each process stops its users first.
+     */
+    public static Duration closeBound(DatabaseConfig config) {
+        return config.connectTimeout().plusSeconds(1);
     }
 
     @Override

@@ -43,6 +43,7 @@ final class RelayModule extends AbstractModule {
     private final boolean listen;
     private final RetentionPolicy retention;
     private final EndpointConfig http;
+    private final LivenessConfig liveness;
 
     private RelayModule(Settings settings) {
         this.settings = settings;
@@ -61,6 +62,7 @@ final class RelayModule extends AbstractModule {
                 settings,
                 "outbox-relay " + config.relayId(),
                 " (the launcher starts an embedded broker when it is unset)");
+        this.liveness = LivenessConfig.from(settings, database.connectTimeout());
     }
 
     /** Reads every setting the relay has: a bad one stops start-up before anything is opened. */
@@ -78,6 +80,20 @@ final class RelayModule extends AbstractModule {
 
     EndpointConfig http() {
         return http;
+    }
+
+    BrokerConfig broker() {
+        return broker;
+    }
+
+    /** Whether the relay LISTENs for commits on a connection of its own. */
+    boolean listens() {
+        return listen;
+    }
+
+    /** Whether the relay holds a liveness lock on a connection of its own. */
+    boolean liveness() {
+        return liveness.enabled();
     }
 
     @Override
@@ -135,7 +151,6 @@ final class RelayModule extends AbstractModule {
     @Provides
     @Singleton
     Optional<RelayLiveness> liveness(RelayRegistry relays, OutboxRelay relay, PrometheusMeterRegistry registry) {
-        LivenessConfig liveness = LivenessConfig.from(settings, database.connectTimeout());
         if (!liveness.enabled()) {
             return Optional.empty();
         }

@@ -65,6 +65,10 @@ final class ConsumerModule extends AbstractModule {
         return http;
     }
 
+    BrokerConfig broker() {
+        return broker;
+    }
+
     ConsumerSettings consumer() {
         return consumer;
     }
