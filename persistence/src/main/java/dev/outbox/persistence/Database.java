@@ -61,10 +61,21 @@ public final class Database implements AutoCloseable {
                 historyTable);
     }
 
+    /** How long {@link #ping}'s validity test may wait for the server. */
+    static final Duration PING_VALIDITY = Duration.ofSeconds(2);
+
+    /**
+     * The longest {@link #ping} takes, and so a readiness check: a pooled connection, waited for up
+     * to the connect timeout when all are borrowed, then its validity test.
+     */
+    public static Duration pingBound(DatabaseConfig config) {
+        return config.connectTimeout().plus(PING_VALIDITY);
+    }
+
     /** "UP", or "DOWN: why", checked with a pooled connection's validity test. */
     public String ping() {
         try (java.sql.Connection c = dataSource.getConnection()) {
-            return c.isValid(2) ? "UP" : "DOWN: connection not valid";
+            return c.isValid((int) PING_VALIDITY.toSeconds()) ? "UP" : "DOWN: connection not valid";
         } catch (java.sql.SQLException e) {
             return "DOWN: " + e.getClass().getSimpleName() + (e.getSQLState() == null ? "" : " " + e.getSQLState());
         }
