@@ -23,7 +23,7 @@ final class Kustomize {
 
     /** Fails under {@code OUTBOX_REQUIRE_KUSTOMIZE=1}, skips elsewhere, when kubectl cannot render. */
     static void requireOrSkip() {
-        String missing = KUBECTL + " (with its kustomize) is not on the PATH: the rendered overlays are not checked";
+        String missing = KUBECTL + " (with its kustomize) does not run here: the rendered overlays are not checked";
         if (!AVAILABLE && "1".equals(System.getenv("OUTBOX_REQUIRE_KUSTOMIZE"))) {
             throw new IllegalStateException("OUTBOX_REQUIRE_KUSTOMIZE=1 but " + missing);
         }
