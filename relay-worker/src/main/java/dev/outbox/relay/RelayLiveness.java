@@ -48,10 +48,7 @@ final class RelayLiveness implements AutoCloseable {
     /** A peer's sweep holds a dead relay's key for one short transaction: this is plenty to outwait it. */
     private static final long SWEEP_RETRY_MILLIS = 100;
 
-    /**
-     * How long {@link #close} waits for the holder to release the lock (a heartbeat in progress is
-     * bounded by the lock connection's socket timeout, at most this), and then again for a sweep.
-     */
+    /** How long {@link #close} waits for the holder to release the lock, then for a sweep in progress. */
     static final java.time.Duration CLOSE_WAIT = java.time.Duration.ofSeconds(10);
 
     private final LivenessConfig config;
