@@ -8,10 +8,8 @@ import dev.outbox.api.ApiApp;
 import dev.outbox.config.Settings;
 import dev.outbox.consumer.runtime.ConsumerApp;
 import dev.outbox.deploy.Workloads.Workload;
-import dev.outbox.messaging.Topology;
 import dev.outbox.relay.RelayApp;
 import dev.outbox.sample.ledger.LedgerConsumer;
-import dev.outbox.testkit.TestBroker;
 import dev.outbox.testkit.TestDatabase;
 import dev.outbox.testkit.junit.TestResources;
 import java.net.URI;
@@ -48,7 +46,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class ConnectionsIT {
     private static final TestDatabase DB = TestDatabase.get();
-    private static final TestBroker BROKER = TestBroker.get();
     private static final int POOL = 3;
     /** Flyway's advisory lock on the product's history table: its fixed number plus the table's name's hash. */
     private static final long FLYWAY_LOCK = 77431708279161L + "\"public\".\"flyway_schema_history\"".hashCode();
@@ -63,10 +60,7 @@ class ConnectionsIT {
 
     @Test
     void eachProcessStaysWithinItsFormulaAndEveryTermOfItShows() throws Exception {
-        DB.reset();
-        BROKER.declareTopicExchange(Topology.ORDERS_EXCHANGE);
-        BROKER.purgeIfExists(LedgerConsumer.QUEUE);
-        Settings settings = new Settings(env());
+        Settings settings = new Settings(TestProcesses.freshEnv(Map.of("OUTBOX_DB_POOL_SIZE", String.valueOf(POOL))));
         Sampler sampler = closing.add(new Sampler());
 
         ApiApp api = closing.add(startHeldInFlyway(() -> ApiApp.start(settings), "outbox-api", sampler));
@@ -133,17 +127,6 @@ class ConnectionsIT {
                         + " reserved - " + MARGIN);
     }
 
-    private static Map<String, String> env() {
-        Map<String, String> env = new HashMap<>(DB.env());
-        env.putAll(BROKER.env());
-        env.put("OUTBOX_DB_POOL_SIZE", String.valueOf(POOL));
-        env.put("OUTBOX_HTTP_HOST", "127.0.0.1");
-        env.put("OUTBOX_HTTP_PORT", "0");
-        env.put("OUTBOX_RELAY_HTTP_PORT", "0");
-        env.put("OUTBOX_LEDGER_HTTP_PORT", "0");
-        return env;
-    }
-
     /**
      * Starts a process while this test holds Flyway's lock, so that the process waits inside its
      * migration with its connections open; lets it go once the sampler has seen them.
@@ -185,24 +168,16 @@ class ConnectionsIT {
         }
     }
 
+    /** The response's body; a refusal fails the load, and the test with it. */
     private String post(int port, String path, String body) {
-        try {
-            HttpResponse<String> r = http.send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                            .header("Content-Type", "application/json")
-                            .POST(HttpRequest.BodyPublishers.ofString(body))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() >= 300) {
-                throw new AssertionError(path + ": " + r.statusCode() + " " + r.body());
-            }
-            return r.body();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build();
+        HttpResponse<String> response =
+                http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).join();
+        assertTrue(response.statusCode() < 300, path + ": " + response.statusCode() + " " + response.body());
+        return response.body();
     }
 
     private static Connection connect() throws SQLException {

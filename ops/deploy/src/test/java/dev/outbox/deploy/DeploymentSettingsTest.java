@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * allow.
  */
 class DeploymentSettingsTest {
-    /** The paths ProcessEndpoint and the API's HealthResource serve (ProbesIT calls them). */
+    /** The paths ProcessEndpoint and the API's HealthResource serve; ProbesIT calls the base's on running processes. */
     private static final Map<String, String> PROBE_PATHS = Map.of(
             "liveness", "/health/live",
             "startup", "/health/live",
