@@ -11,6 +11,7 @@ import dev.outbox.api.orders.persistence.OrderMapper;
 import dev.outbox.config.JulLogging;
 import dev.outbox.config.Lifecycle;
 import dev.outbox.config.Settings;
+import dev.outbox.config.StopBound;
 import dev.outbox.config.TracingConfig;
 import dev.outbox.kernel.metrics.Metrics;
 import dev.outbox.kernel.tracing.Tracing;
@@ -87,6 +88,7 @@ public final class ApiApp implements AutoCloseable {
                 LOG.warn("OUTBOX_OPS_TOKEN is not set: the /ops repair endpoints answer 503");
             }
             LOG.info("API listening on http://{}:{}/, {}", config.host(), HttpApi.port(server), settings.describe());
+            LOG.info("{}", stopBound(settings));
             return new ApiApp(parts, server, injector);
         } catch (RuntimeException e) {
             parts.close();
@@ -94,10 +96,29 @@ public final class ApiApp implements AutoCloseable {
         }
     }
 
-    /** Finishes the requests in flight (10 s), then refuses the rest. */
+    /** How long requests in flight may take to finish once the API stops. */
+    static final Duration GRACEFUL_STOP = Duration.ofSeconds(10);
+
+    /** How long the stop waits for Grizzly's graceful shutdown before it cuts the connections. */
+    static final Duration GRACEFUL_STOP_WAIT = Duration.ofSeconds(15);
+
+    /**
+     * The longest the API takes to stop after SIGTERM: the HTTP server's graceful stop, then the
+     * pool. Reads the same settings as {@link #start}, and opens nothing.
+     */
+    public static StopBound stopBound(Settings settings) {
+        DatabaseConfig database = DatabaseConfig.required(settings, "outbox-api", "");
+        return StopBound.of("API")
+                .then("requests in flight", GRACEFUL_STOP_WAIT)
+                .then("pool", Database.closeBound(database))
+                .thenSpans(TracingConfig.from(settings, "outbox-api"));
+    }
+
+    /** Finishes the requests in flight ({@link #GRACEFUL_STOP}), then refuses the rest. */
     private static void stopGracefully(HttpServer server) {
         try {
-            server.shutdown(10, TimeUnit.SECONDS).get(15, TimeUnit.SECONDS);
+            server.shutdown(GRACEFUL_STOP.toSeconds(), TimeUnit.SECONDS)
+                    .get(GRACEFUL_STOP_WAIT.toSeconds(), TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {

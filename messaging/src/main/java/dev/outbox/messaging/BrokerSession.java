@@ -220,12 +220,23 @@ public final class BrokerSession implements AutoCloseable {
         return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
     }
 
+    /** How long {@link #close} waits for the connecting thread to notice. */
+    static final Duration THREAD_EXIT = Duration.ofSeconds(5);
+
+    /** How long {@link #close} waits for the broker's close-ok before it drops the socket. */
+    static final Duration CONNECTION_CLOSE = Duration.ofSeconds(2);
+
+    /** The longest {@link #close} takes: the channels were closed before, by their owners. */
+    public static Duration closeBound() {
+        return THREAD_EXIT.plus(CONNECTION_CLOSE);
+    }
+
     @Override
     public void close() {
         running = false;
         signal();
         try {
-            thread.join(5_000);
+            thread.join(THREAD_EXIT.toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -233,7 +244,7 @@ public final class BrokerSession implements AutoCloseable {
         connection = null;
         if (c != null && c.isOpen()) {
             try {
-                c.close(2_000);
+                c.close((int) CONNECTION_CLOSE.toMillis());
             } catch (IOException | RuntimeException e) {
                 LOG.debug("closing broker connection", e);
             }

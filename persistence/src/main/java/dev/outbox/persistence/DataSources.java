@@ -15,6 +15,12 @@ import org.slf4j.LoggerFactory;
 public final class DataSources {
     private static final Logger LOG = LoggerFactory.getLogger(DataSources.class);
 
+    /**
+     * Connections the pool keeps open while nothing borrows them; it opens the others, up to its size,
+     * as threads ask, so a starting process connects with these few (a rollout's new pods too).
+     */
+    public static final int MIN_IDLE = 2;
+
     /** How often the pool checks a connection that sat idle (HikariCP's minimum is 30 s). */
     static final Duration KEEPALIVE = Duration.ofSeconds(30);
 
@@ -100,7 +106,7 @@ public final class DataSources {
         hc.setUsername(config.user());
         hc.setPassword(config.password());
         hc.setMaximumPoolSize(config.maxPoolSize());
-        hc.setMinimumIdle(Math.min(2, config.maxPoolSize()));
+        hc.setMinimumIdle(Math.min(MIN_IDLE, config.maxPoolSize()));
         hc.setConnectionTimeout(config.connectTimeout().toMillis());
         hc.setValidationTimeout(Math.min(config.connectTimeout().toMillis(), 5_000));
         hc.setPoolName(config.applicationName());

@@ -2,6 +2,7 @@ package dev.outbox.persistence;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.migrations.DatabaseMigrations;
+import java.time.Duration;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,10 +61,21 @@ public final class Database implements AutoCloseable {
                 historyTable);
     }
 
+    /** How long {@link #ping}'s validity test may wait for the server. */
+    static final Duration PING_VALIDITY = Duration.ofSeconds(2);
+
+    /**
+     * The longest {@link #ping} takes, and so a readiness check: a pooled connection, waited for up
+     * to the connect timeout when all are borrowed, then its validity test.
+     */
+    public static Duration pingBound(DatabaseConfig config) {
+        return config.connectTimeout().plus(PING_VALIDITY);
+    }
+
     /** "UP", or "DOWN: why", checked with a pooled connection's validity test. */
     public String ping() {
         try (java.sql.Connection c = dataSource.getConnection()) {
-            return c.isValid(2) ? "UP" : "DOWN: connection not valid";
+            return c.isValid((int) PING_VALIDITY.toSeconds()) ? "UP" : "DOWN: connection not valid";
         } catch (java.sql.SQLException e) {
             return "DOWN: " + e.getClass().getSimpleName() + (e.getSQLState() == null ? "" : " " + e.getSQLState());
         }
@@ -79,6 +91,15 @@ public final class Database implements AutoCloseable {
 
     public PersistenceModule module(Class<?>... extraMappers) {
         return new PersistenceModule(dataSource, config.statementTimeout(), extraMappers);
+    }
+
+    /**
+     * The longest {@link #close} takes: HikariCP waits for a connection it is opening (bounded by
+     * the connect timeout, rounded up to its login timeout's whole second); closing the others only
+     * closes their sockets. Nothing borrows from the pool by then: each process stops its users first.
+     */
+    public static Duration closeBound(DatabaseConfig config) {
+        return config.connectTimeout().plusSeconds(1);
     }
 
     @Override

@@ -193,18 +193,38 @@ public final class CdcRelay implements AutoCloseable {
         }
     }
 
+    /** Beyond the confirm timeout, how long {@link #close} waits for the stream to settle. */
+    private static final Duration STREAM_SETTLE_SLACK = Duration.ofSeconds(2);
+
+    /** How long {@link #close} waits for a stream thread it had to interrupt. */
+    private static final Duration INTERRUPTED_EXIT = Duration.ofSeconds(5);
+
+    /** Beyond the confirm timeout, how long {@link #close} waits for the stream's outcomes to be written. */
+    private static final Duration RECORDER_SLACK = Duration.ofSeconds(5);
+
+    /** The longest {@link #close} takes. */
+    static Duration closeBound(RelayConfig relayConfig) {
+        return relayConfig
+                .confirmTimeout()
+                .plus(STREAM_SETTLE_SLACK)
+                .plus(INTERRUPTED_EXIT)
+                .plus(relayConfig.confirmTimeout())
+                .plus(RECORDER_SLACK);
+    }
+
     @Override
     public void close() {
         running = false;
         try {
             // the stream lets what is in flight settle and confirms its position (bounded by the
             // confirm timeout); only a thread stuck past that is interrupted
-            thread.join(relayConfig.confirmTimeout().toMillis() + 2_000);
+            thread.join(relayConfig.confirmTimeout().plus(STREAM_SETTLE_SLACK).toMillis());
             if (thread.isAlive()) {
                 thread.interrupt();
-                thread.join(5_000);
+                thread.join(INTERRUPTED_EXIT.toMillis());
             }
-            recorderThread.join(relayConfig.confirmTimeout().toMillis() + 5_000);
+            recorderThread.join(
+                    relayConfig.confirmTimeout().plus(RECORDER_SLACK).toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -206,6 +206,26 @@ public final class OutboxRelay {
         }
     }
 
+    /** Past the shutdown deadline, how long each publishing lane is still waited for. */
+    static final Duration LANE_EXIT_SLACK = Duration.ofSeconds(1);
+
+    /** How long the stop waits for the outcomes to be written before it leaves them to recovery. */
+    static final Duration OUTCOME_FLUSH = Duration.ofSeconds(30);
+
+    /**
+     * The longest {@link #stop} waits for publishing to end and confirms to arrive: the suspect
+     * thread gets half the shutdown timeout and then {@link SuspectIsolation#INTERRUPTED_EXIT};
+     * the lanes, then their confirms, the rest of the deadline, each lane {@link #LANE_EXIT_SLACK}
+     * past it. What follows (closing the channels, writing the outcomes within
+     * {@link #OUTCOME_FLUSH}, withdrawing the wait registration) {@link RelayApp#stopBound} adds.
+     */
+    static Duration drainBound(RelayConfig config) {
+        Duration timeout = config.shutdownTimeout();
+        Duration suspects = timeout.dividedBy(2).plus(SuspectIsolation.INTERRUPTED_EXIT);
+        Duration drain = timeout.compareTo(suspects) >= 0 ? timeout : suspects;
+        return drain.plus(LANE_EXIT_SLACK.multipliedBy(config.publishers()));
+    }
+
     /** Graceful stop within {@link RelayConfig#shutdownTimeout()} (plus the time to write marks). */
     public synchronized void stop() {
         if (!started) {
@@ -220,7 +240,7 @@ public final class OutboxRelay {
             wakeup.signal();
             suspects.stop(remaining(deadline).dividedBy(2));
             for (PublishLane lane : lanes) {
-                if (!lane.awaitExit(remaining(deadline).plusSeconds(1))) {
+                if (!lane.awaitExit(remaining(deadline).plus(LANE_EXIT_SLACK))) {
                     LOG.warn("publisher did not stop in time; it may be blocked writing to the broker");
                 }
             }
@@ -242,7 +262,7 @@ public final class OutboxRelay {
                                 + " may be published again (consumers deduplicate on messageId)",
                         unknown);
             }
-            recorder.stopAndFlush(Duration.ofSeconds(30));
+            recorder.stopAndFlush(OUTCOME_FLUSH);
             waits.withdraw();
             LOG.info("relay {} stopped: {}", config.relayId(), stats);
         } catch (InterruptedException e) {

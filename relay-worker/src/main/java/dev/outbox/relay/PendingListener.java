@@ -28,6 +28,9 @@ final class PendingListener implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PendingListener.class);
     private static final int WAIT_MILLIS = 500;
 
+    /** How long {@link #close} waits for the listening thread to close its connection. */
+    static final java.time.Duration CLOSE_WAIT = java.time.Duration.ofSeconds(5);
+
     private final DatabaseConfig database;
     private final Runnable wakeUp;
     private final ExponentialBackoff backoff;
@@ -137,7 +140,7 @@ final class PendingListener implements AutoCloseable {
         running = false;
         thread.interrupt();
         try {
-            thread.join(5_000);
+            thread.join(CLOSE_WAIT.toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

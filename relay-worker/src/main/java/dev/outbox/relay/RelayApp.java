@@ -11,6 +11,7 @@ import dev.outbox.config.HealthReport;
 import dev.outbox.config.Lifecycle;
 import dev.outbox.config.ProcessEndpoint;
 import dev.outbox.config.Settings;
+import dev.outbox.config.StopBound;
 import dev.outbox.kernel.tracing.Tracing;
 import dev.outbox.messaging.BrokerSession;
 import dev.outbox.messaging.FailureDescriptions;
@@ -129,6 +130,7 @@ public final class RelayApp implements AutoCloseable {
                 parts.add("retention", retention);
             });
             LOG.info("relay {}", settings.describe());
+            LOG.info("{}", stopBound(module));
             return new RelayApp(parts, session, relay, endpoint, listener, liveness, cdc);
         } catch (RuntimeException e) {
             parts.close();
@@ -202,6 +204,41 @@ public final class RelayApp implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * The longest the relay takes to stop after SIGTERM, read from the same settings as
+     * {@link #start} (it opens nothing): each wait of {@link #close}, newest part first. Retention
+     * and the HTTP endpoint stop at once; the relay drains ({@link OutboxRelay#drainBound}), closes
+     * its channels (each waits up to the channel RPC timeout for the broker's close-ok), writes the
+     * outcomes, withdraws its wait registration (a pooled connection, then one statement a silent
+     * server holds up to the socket timeout), and only then releases its liveness lock.
+     */
+    public static StopBound stopBound(Settings settings) {
+        return stopBound(RelayModule.from(settings));
+    }
+
+    private static StopBound stopBound(RelayModule module) {
+        RelayConfig config = module.config();
+        DatabaseConfig database = module.database();
+        StopBound bound = StopBound.of("relay " + config.relayId());
+        if (module.listens()) {
+            bound = bound.then("LISTEN connection", PendingListener.CLOSE_WAIT);
+        }
+        if (config.cdcMode()) {
+            bound = bound.then("CDC stream", CdcRelay.closeBound(config));
+        }
+        bound = bound.then("publishers and confirms", OutboxRelay.drainBound(config))
+                .then("channels", module.broker().rpcTimeout().multipliedBy(config.publishers()))
+                .then("outcomes", OutboxRelay.OUTCOME_FLUSH);
+        if (module.listens()) {
+            bound = bound.then("wait registration", database.connectTimeout().plus(database.socketTimeout()));
+        }
+        bound = bound.then("broker connection", BrokerSession.closeBound());
+        if (module.liveness()) {
+            bound = bound.then("liveness lock", RelayLiveness.CLOSE_WAIT.multipliedBy(2));
+        }
+        return bound.then("pool", Database.closeBound(database)).thenSpans(module.tracing());
     }
 
     /** The CDC stream, or null in polling mode. */

@@ -46,6 +46,9 @@ final class RelayLiveness implements AutoCloseable {
     /** A peer's sweep holds a dead relay's key for one short transaction: this is plenty to outwait it. */
     private static final long SWEEP_RETRY_MILLIS = 100;
 
+    /** How long {@link #close} waits for the holder to release the lock, then for a sweep in progress. */
+    static final java.time.Duration CLOSE_WAIT = java.time.Duration.ofSeconds(10);
+
     private final LivenessConfig config;
     private final Supplier<LivenessLock> connector;
     private final String relayId;
@@ -356,8 +359,8 @@ final class RelayLiveness implements AutoCloseable {
         sweeper.shutdownNow();
         holder.interrupt();
         try {
-            holder.join(10_000);
-            sweeper.awaitTermination(10, TimeUnit.SECONDS);
+            holder.join(CLOSE_WAIT.toMillis());
+            sweeper.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

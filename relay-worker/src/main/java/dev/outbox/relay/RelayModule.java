@@ -49,6 +49,7 @@ final class RelayModule extends AbstractModule {
     private final EndpointConfig http;
     private final TracingConfig tracing;
     private PublishSpans spans = PublishSpans.OFF;
+    private final LivenessConfig liveness;
 
     private RelayModule(Settings settings) {
         this.settings = settings;
@@ -68,6 +69,7 @@ final class RelayModule extends AbstractModule {
                 settings,
                 "outbox-relay " + config.relayId(),
                 " (the launcher starts an embedded broker when it is unset)");
+        this.liveness = LivenessConfig.from(settings, database.connectTimeout());
     }
 
     /** Reads every setting the relay has: a bad one stops start-up before anything is opened. */
@@ -95,6 +97,20 @@ final class RelayModule extends AbstractModule {
     RelayModule tracedBy(Tracing started) {
         this.spans = new PublishSpans(started.openTelemetry());
         return this;
+    }
+
+    BrokerConfig broker() {
+        return broker;
+    }
+
+    /** Whether the relay LISTENs for commits on a connection of its own. */
+    boolean listens() {
+        return listen;
+    }
+
+    /** Whether the relay holds a liveness lock on a connection of its own. */
+    boolean liveness() {
+        return liveness.enabled();
     }
 
     @Override
@@ -152,7 +168,6 @@ final class RelayModule extends AbstractModule {
     @Provides
     @Singleton
     Optional<RelayLiveness> liveness(RelayRegistry relays, OutboxRelay relay, PrometheusMeterRegistry registry) {
-        LivenessConfig liveness = LivenessConfig.from(settings, database.connectTimeout());
         if (!liveness.enabled()) {
             return Optional.empty();
         }

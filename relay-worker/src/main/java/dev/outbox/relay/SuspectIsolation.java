@@ -110,6 +110,9 @@ final class SuspectIsolation implements Runnable {
     /** The longest wait between slices while this relay is blocked from taking a suspect alone. */
     static final Duration BLOCKED_BACKOFF_MAX = Duration.ofSeconds(15);
 
+    /** How long {@link #stop} waits for an interrupted thread once its own time is up. */
+    static final Duration INTERRUPTED_EXIT = Duration.ofSeconds(1);
+
     @Override
     public void run() {
         int failures = 0;
@@ -304,7 +307,7 @@ final class SuspectIsolation implements Runnable {
             t.join(Math.max(1, timeout.toMillis()));
             if (t.isAlive()) {
                 t.interrupt();
-                t.join(1_000);
+                t.join(INTERRUPTED_EXIT.toMillis());
             }
         }
         OutboxRecord held = inHand;

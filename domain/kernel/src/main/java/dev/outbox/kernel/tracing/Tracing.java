@@ -8,6 +8,7 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
 import io.opentelemetry.sdk.common.CompletableResultCode;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -24,6 +25,8 @@ public final class Tracing implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Tracing.class);
     /** The instrumentation scope of every span this project makes. */
     public static final String SCOPE = "dev.outbox";
+    /** The longest {@link #close} waits for the last spans to be exported. */
+    public static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
 
     private final OpenTelemetry openTelemetry;
     private final OpenTelemetrySdk sdk;
@@ -100,7 +103,7 @@ public final class Tracing implements AutoCloseable {
         if (sdk == null) {
             return;
         }
-        CompletableResultCode done = sdk.shutdown().join(5, TimeUnit.SECONDS);
+        CompletableResultCode done = sdk.shutdown().join(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
         if (!done.isSuccess()) {
             LOG.warn("tracing: the last spans could not be exported within 5 s");
         }

@@ -9,6 +9,7 @@ import dev.outbox.config.HealthReport;
 import dev.outbox.config.Lifecycle;
 import dev.outbox.config.ProcessEndpoint;
 import dev.outbox.config.Settings;
+import dev.outbox.config.StopBound;
 import dev.outbox.consumer.ConsumerRegistration;
 import dev.outbox.kernel.tracing.Tracing;
 import dev.outbox.messaging.BrokerConfig;
@@ -128,6 +129,7 @@ public final class ConsumerApp implements AutoCloseable {
             }
             injector.getInstance(new Key<Optional<RetentionSchedule>>() {})
                     .ifPresent(retention -> started.add("retention", startRetention.start(retention)));
+            LOG.info("{}", stopBound(module, name));
             LOG.info(
                     "{} consumer started on {} (prefetch {}, {} channel(s)); it accepts {}",
                     name,
@@ -141,6 +143,29 @@ public final class ConsumerApp implements AutoCloseable {
             started.close();
             throw e;
         }
+    }
+
+    /**
+     * The longest the consumer takes to stop after SIGTERM, read from the same settings as
+     * {@link #start} (it opens nothing): its channels close one after the other, each waiting up
+     * to the channel RPC timeout for the broker's close-ok (the broker requeues what was delivered
+     * and not acked: a handler still running commits or not, and a redelivery is deduplicated), then
+     * the broker connection, then the pool. Retention and the HTTP endpoint stop at once.
+     */
+    public static StopBound stopBound(Settings settings, ConsumerRegistration registration) {
+        return stopBound(new ConsumerModule(settings, registration), registration.name());
+    }
+
+    private static StopBound stopBound(ConsumerModule module, String name) {
+        return StopBound.of(name + " consumer")
+                .then(
+                        "channels",
+                        module.broker()
+                                .rpcTimeout()
+                                .multipliedBy(module.consumer().channels()))
+                .then("broker connection", BrokerSession.closeBound())
+                .then("pool", Database.closeBound(module.database()))
+                .thenSpans(module.tracing());
     }
 
     /**

@@ -68,6 +68,10 @@ final class ConsumerModule extends AbstractModule {
         return http;
     }
 
+    BrokerConfig broker() {
+        return broker;
+    }
+
     ConsumerSettings consumer() {
         return consumer;
     }
