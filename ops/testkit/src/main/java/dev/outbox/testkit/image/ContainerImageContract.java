@@ -78,6 +78,9 @@ public abstract class ContainerImageContract {
 
     @BeforeAll
     void openTheImage() {
+        if (Boolean.getBoolean("outbox.images.skipped")) {
+            abort("the build made no images (-Djib.skip=true, or not on Linux)");
+        }
         spec = spec();
         assertTrue(Files.isRegularFile(spec.tar()), spec.tar() + " is missing: jib:buildTar runs in `package`");
         image = ImageArchive.read(spec.tar());
