@@ -189,11 +189,14 @@ public abstract class ContainerImageContract {
     void sizeIsReportedAndBounded() {
         long unpacked = 0;
         StringBuilder report = new StringBuilder();
-        for (Layer layer : image.layers()) {
+        List<String> history = image.layerHistory();
+        for (int i = 0; i < image.layers().size(); i++) {
+            Layer layer = image.layers().get(i);
             unpacked += layer.unpackedSize();
             report.append(String.format(
-                    "%n  layer %s: %s in the tar, %s unpacked",
-                    layer.file().substring(0, Math.min(12, layer.file().length())),
+                    "%n  layer %d (%s): %s in the tar, %s unpacked",
+                    i,
+                    i < history.size() ? history.get(i) : "?",
                     mib(layer.archivedSize()),
                     mib(layer.unpackedSize())));
         }

@@ -146,6 +146,23 @@ public final class ImageArchive {
         return env;
     }
 
+    /**
+     * What made each layer, from the config's history ({@code dependencies}, {@code classes}, or
+     * the base's own line), one for each layer.
+     */
+    public List<String> layerHistory() {
+        List<String> made = new ArrayList<>();
+        for (JsonNode h : config.path("history")) {
+            if (!h.path("empty_layer").asBoolean(false)) {
+                made.add(
+                        h.hasNonNull("comment")
+                                ? h.get("comment").asText()
+                                : h.path("created_by").asText("").replaceAll(":.*", ""));
+            }
+        }
+        return made;
+    }
+
     /** {@code ExposedPorts}, such as {@code 8080/tcp}. */
     public List<String> exposedPorts() {
         List<String> ports = new ArrayList<>();
