@@ -20,6 +20,7 @@ for jar in "$@"; do
   fi
 done
 if [ -n "$stale" ]; then
-  echo "building (mvn -q -DskipTests package -pl $modules -am: $stale)..." >&2
-  mvn -q -B -DskipTests package -pl "$modules" -am
+  echo "building (mvn -q -DskipTests -Djib.skip package -pl $modules -am: $stale)..." >&2
+  # the scripts run jars: no container images (README, "Images")
+  mvn -q -B -DskipTests -Djib.skip package -pl "$modules" -am
 fi
