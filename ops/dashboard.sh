@@ -6,7 +6,7 @@
 # (OUTBOX_TEST_DB_URL, _USER, _PASSWORD, OUTBOX_TEST_AMQP_URI; else embedded ones) and empties that
 # database's tables: never point it at data you want to keep.
 #   ops/dashboard.sh --png ops/alerts/dashboard.png   about five minutes: the README's picture
-#   ops/dashboard.sh --quick                            under two minutes: checks the tool works
+#   ops/dashboard.sh --quick                            about a minute: checks the tool works
 #   ops/dashboard.sh --redraw DIR                       draws DIR/data.json again, without a run
 # Results (data.json, dashboard.png) go to ops/bench/results/dashboard-<time>/ unless --out says.
 set -euo pipefail

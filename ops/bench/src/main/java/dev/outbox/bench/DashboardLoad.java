@@ -226,9 +226,11 @@ final class DashboardLoad implements AutoCloseable {
     private void malformed(int count) {
         env.broker.withChannel(ch -> {
             for (int i = 0; i < count; i++) {
+                // payment.captured: order.created is the key this phase unbinds, and the broker drops
+                // an unroutable message nobody marked mandatory before any consumer could refuse it
                 ch.basicPublish(
                         Topology.ORDERS_EXCHANGE,
-                        "order.created",
+                        "payment.captured",
                         new AMQP.BasicProperties.Builder().deliveryMode(2).build(),
                         ("not an event " + i).getBytes(StandardCharsets.UTF_8));
             }

@@ -132,7 +132,7 @@ public final class DashboardMain {
                         "Each panel's own query, answered by %s (scrape 1 s, $__rate_interval = %s, step %d s), over"
                                 + " a %.1f-minute run on %s UTC (ops/dashboard.sh): the API, a relay and the ledger as"
                                 + " processes, %d orders/s over HTTP, every second one captured.",
-                        data.path("prometheus").asText(),
+                        Prometheus.shortVersion(data.path("prometheus").asText()),
                         RATE_INTERVAL,
                         STEP.toSeconds(),
                         data.path("seconds").asDouble() / 60,

@@ -256,8 +256,9 @@ final class DashboardPicture {
                 m.setLabel("threshold " + formatter(unit).format(v));
                 m.setLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 10));
                 m.setLabelPaint(new Color(0xC4162A));
-                m.setLabelAnchor(RectangleAnchor.TOP_LEFT);
-                m.setLabelTextAnchor(TextAnchor.BOTTOM_LEFT);
+                // at the right end: the phases' letters are at the top left of their markers
+                m.setLabelAnchor(RectangleAnchor.TOP_RIGHT);
+                m.setLabelTextAnchor(TextAnchor.BOTTOM_RIGHT);
                 plot.addRangeMarker(m);
                 highest = Math.max(highest, v);
             }

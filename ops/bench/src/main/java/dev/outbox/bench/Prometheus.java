@@ -16,6 +16,8 @@ import java.time.Instant;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -89,7 +91,7 @@ final class Prometheus implements AutoCloseable {
         throw new IllegalStateException("prometheus was not ready within " + timeout + ":\n" + log());
     }
 
-    /** The version line of {@code binary --version}, for the picture's caption. */
+    /** The first line of {@code binary --version}, for the picture's caption. */
     static String version(String binary) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(binary, "--version")
                 .redirectErrorStream(true)
@@ -97,6 +99,12 @@ final class Prometheus implements AutoCloseable {
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         p.waitFor(30, TimeUnit.SECONDS);
         return out.lines().findFirst().orElse("prometheus").trim();
+    }
+
+    /** "Prometheus 2.42.0+ds" from a version line such as "prometheus, version 2.42.0+ds (branch: ...)". */
+    static String shortVersion(String line) {
+        Matcher m = Pattern.compile("version (\\S+)").matcher(line);
+        return m.find() ? "Prometheus " + m.group(1) : line;
     }
 
     /** Waits until an instant query has a sample at least {@code atLeast}, e.g. every target up. */
