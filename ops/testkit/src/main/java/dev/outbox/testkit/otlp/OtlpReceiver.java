@@ -20,7 +20,6 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
@@ -58,16 +57,34 @@ public final class OtlpReceiver implements AutoCloseable {
     private static final HexFormat HEX = HexFormat.of();
 
     private final HttpServer server;
-    private final List<ReceivedSpan> spans = new CopyOnWriteArrayList<>();
+    private final boolean keep;
+    private final java.util.concurrent.atomic.AtomicLong bytes = new java.util.concurrent.atomic.AtomicLong();
+    /** Appended by the receiving thread, copied by readers: a copy-on-write list would copy it per span. */
+    private final List<ReceivedSpan> spans = new ArrayList<>();
+
     private final AtomicInteger requests = new AtomicInteger();
 
-    private OtlpReceiver(HttpServer server) {
+    private OtlpReceiver(HttpServer server, boolean keep) {
         this.server = server;
+        this.keep = keep;
     }
 
     public static OtlpReceiver start() throws IOException {
+        return start(true);
+    }
+
+    /**
+     * A receiver that answers every export and counts its requests and bytes but decodes and keeps
+     * nothing: for measuring what tracing costs the sender on a machine the collector shares, where
+     * decoding would be the collector's cost, not the sender's.
+     */
+    public static OtlpReceiver discarding() throws IOException {
+        return start(false);
+    }
+
+    private static OtlpReceiver start(boolean keep) throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        OtlpReceiver receiver = new OtlpReceiver(server);
+        OtlpReceiver receiver = new OtlpReceiver(server, keep);
         server.createContext("/v1/traces", receiver::handle);
         server.setExecutor(Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "otlp-receiver");
@@ -101,23 +118,30 @@ public final class OtlpReceiver implements AutoCloseable {
     }
 
     public List<ReceivedSpan> spans() {
-        return List.copyOf(spans);
+        synchronized (spans) {
+            return List.copyOf(spans);
+        }
     }
 
     public int requests() {
         return requests.get();
     }
 
+    /** Bytes of the export requests received (after gzip, if any). */
+    public long bytes() {
+        return bytes.get();
+    }
+
     /** Every span of one trace. */
     public List<ReceivedSpan> trace(String traceId) {
-        return spans.stream().filter(s -> s.traceId().equals(traceId)).toList();
+        return spans().stream().filter(s -> s.traceId().equals(traceId)).toList();
     }
 
     /** Waits until a span matches; the spans so far in the failure when none does. */
     public ReceivedSpan await(Predicate<ReceivedSpan> match, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
-            for (ReceivedSpan s : spans) {
+            for (ReceivedSpan s : spans()) {
                 if (match.test(s)) {
                     return s;
                 }
@@ -133,7 +157,7 @@ public final class OtlpReceiver implements AutoCloseable {
 
     public String describe() {
         StringBuilder sb = new StringBuilder();
-        for (ReceivedSpan s : spans) {
+        for (ReceivedSpan s : spans()) {
             sb.append("\n  ")
                     .append(s.service())
                     .append(' ')
@@ -165,18 +189,26 @@ public final class OtlpReceiver implements AutoCloseable {
                             : exchange.getRequestBody()) {
                 body = in.readAllBytes();
             }
+            bytes.addAndGet(body.length);
+            if (!keep) {
+                requests.incrementAndGet();
+                exchange.sendResponseHeaders(200, -1);
+                return;
+            }
             ExportTraceServiceRequest request = ExportTraceServiceRequest.parseFrom(body);
             requests.incrementAndGet();
+            List<ReceivedSpan> batch = new ArrayList<>();
             for (ResourceSpans resource : request.getResourceSpansList()) {
                 String service =
                         attributes(resource.getResource().getAttributesList()).getOrDefault("service.name", "");
                 for (ScopeSpans scope : resource.getScopeSpansList()) {
                     for (Span span : scope.getSpansList()) {
-                        spans.add(received(service, span));
+                        batch.add(received(service, span));
                     }
                 }
             }
             synchronized (spans) {
+                spans.addAll(batch);
                 spans.notifyAll();
             }
             byte[] answer = ExportTraceServiceResponse.getDefaultInstance().toByteArray();
