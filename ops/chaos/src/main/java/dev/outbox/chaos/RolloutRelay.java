@@ -36,9 +36,13 @@ final class RolloutRelay {
      */
     private static final List<String> JVM = List.of("-Xmx256m");
 
-    static final Pattern TROUBLE = Pattern.compile("too many clients|too many connections|remaining connection slots"
-            + "|Connection refused|not reachable yet|BROKER_UNAVAILABLE|reachable again after|recycling broker"
-            + " connection|broker connection lost|cannot start|^\\S+ ERROR ");
+    /** A server said no (PostgreSQL's, RabbitMQ's own words), or the relay failed: never in a healthy rollout. */
+    static final Pattern REFUSED = Pattern.compile("too many clients|too many connections|remaining connection slots"
+            + "|Connection refused|NOT_ALLOWED|ACCESS_REFUSED|connection limit|cannot start|^\\S+ ERROR ");
+    /** A connection attempt that failed and is tried again, whatever the reason. */
+    static final Pattern RETRIED = Pattern.compile(
+            "not reachable yet|BROKER_UNAVAILABLE|recycling broker connection" + "|broker connection lost");
+
     private static final Pattern CONNECTED = Pattern.compile("connected to broker |reachable again after");
     private static final Pattern SIGTERM_RECEIVED = Pattern.compile("SIGTERM received: stopping the relay");
     private static final Pattern STOPPED_CLEANLY = Pattern.compile("relay stopped cleanly");
@@ -78,7 +82,8 @@ final class RolloutRelay {
     long unknownAtShutdown;
     int brokerConnectsLogged;
     double logSigtermToStopped = -1;
-    final List<String> trouble = new ArrayList<>();
+    final List<String> refused = new ArrayList<>();
+    final List<String> retried = new ArrayList<>();
 
     private RolloutRelay(String id, Role role, JavaProcess process, double launchedAt) {
         this.id = id;
@@ -129,7 +134,7 @@ final class RolloutRelay {
         }
     }
 
-    /** Reads what the relay logged about its connections, its stop and any trouble. */
+    /** Reads what the relay logged about its connections, its stop, refusals and retries. */
     void readLog(long startWallMillis) {
         String out = process.output();
         Matcher s = Pattern.compile("relay " + Pattern.quote(id)
@@ -159,8 +164,11 @@ final class RolloutRelay {
             if (CONNECTED.matcher(line).find()) {
                 brokerConnectsLogged++;
             }
-            if (TROUBLE.matcher(line).find()) {
-                trouble.add(line);
+            if (REFUSED.matcher(line).find()) {
+                refused.add(line);
+            }
+            if (RETRIED.matcher(line).find()) {
+                retried.add(line);
             }
             if (SIGTERM_RECEIVED.matcher(line).find()) {
                 signalled = logTime(line, startWallMillis);
