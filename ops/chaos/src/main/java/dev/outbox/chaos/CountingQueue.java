@@ -202,9 +202,12 @@ final class CountingQueue implements AutoCloseable {
         return p.get("product") + " " + p.get("version");
     }
 
-    /** Deletes the queue (the run's witness only) and closes the connection. */
+    /** Deletes the queue (the run's witness only) and closes the connection; once, whoever asks first. */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closing) {
+            return;
+        }
         closing = true;
         try {
             if (connection.isOpen()) {

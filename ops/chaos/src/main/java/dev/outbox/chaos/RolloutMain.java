@@ -41,6 +41,8 @@ public final class RolloutMain {
     private final long startWallMillis = System.currentTimeMillis();
     /** Every relay process of the run, in the order started; the watch reads it as it grows. */
     private final List<RolloutRelay> relays = new CopyOnWriteArrayList<>();
+    /** Set once the relays were killed, at the end or by an interruption. */
+    private boolean killed;
 
     private RolloutMain(RolloutOptions o) {
         this.o = o;
@@ -99,13 +101,14 @@ public final class RolloutMain {
             try (CountingQueue counter = CountingQueue.start(env.amqpUri, ids);
                     ConnectionWatch watch = new ConnectionWatch(
                             env, o, relays, databasePort(env.dbUrl), env.brokerPort(), this::now, counter::distinct)) {
-                // Ctrl-C mid-run: leave no relay behind; an orderly end has stopped them already
+                // Ctrl-C mid-run: leave no relay and no counting queue behind; an orderly end has cleaned up already
                 Runtime.getRuntime()
                         .addShutdownHook(new Thread(
                                 () -> {
                                     if (!finished.get()) {
                                         System.out.println("[rollout] interrupted: killing the relays");
-                                        relays.forEach(r -> r.process.close());
+                                        killAll();
+                                        counter.close();
                                     }
                                 },
                                 "rollout-interrupted"));
@@ -113,7 +116,7 @@ public final class RolloutMain {
                     RolloutRun run = rollout(env, counter, watch, ids, writeSeconds, sessionsBefore, loadBefore);
                     return RolloutReport.write(run, RolloutChecks.check(run), o.out());
                 } finally {
-                    relays.forEach(r -> r.process.close());
+                    killAll();
                     collectLogs();
                     finished.set(true);
                 }
@@ -134,7 +137,7 @@ public final class RolloutMain {
         watch.start();
         double launched = now();
         for (int i = 1; i <= o.relays(); i++) {
-            relays.add(RolloutRelay.launch(i, RolloutRelay.Role.SURVIVOR, settings, now()));
+            start(i, RolloutRelay.Role.SURVIVOR, settings);
         }
         say(o.relays() + " relays started at once");
         List<RolloutRelay> firstWave = List.copyOf(relays);
@@ -166,9 +169,7 @@ public final class RolloutMain {
         }
         List<RolloutRelay> replacements = new ArrayList<>();
         for (int i = 1; i <= o.terminate(); i++) {
-            RolloutRelay r = RolloutRelay.launch(o.relays() + i, RolloutRelay.Role.REPLACEMENT, settings, now());
-            relays.add(r);
-            replacements.add(r);
+            replacements.add(start(o.relays() + i, RolloutRelay.Role.REPLACEMENT, settings));
         }
         say(String.format(
                 Locale.ROOT,
@@ -256,6 +257,23 @@ public final class RolloutMain {
                         .iterator()
                         .next(),
                 counter.broker());
+    }
+
+    /** Starts a relay process, unless the test is being interrupted (then no process may outlive it). */
+    private synchronized RolloutRelay start(int index, RolloutRelay.Role role, Map<String, String> settings)
+            throws IOException {
+        if (killed) {
+            throw new IllegalStateException("interrupted: no more relays are started");
+        }
+        RolloutRelay r = RolloutRelay.launch(index, role, settings, now());
+        relays.add(r);
+        return r;
+    }
+
+    /** SIGKILL to every relay still running; none is started after it. */
+    private synchronized void killAll() {
+        killed = true;
+        relays.forEach(r -> r.process.close());
     }
 
     /**
