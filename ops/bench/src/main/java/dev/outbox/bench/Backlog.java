@@ -24,15 +24,15 @@ import org.postgresql.PGConnection;
  * the same code the API uses ({@link OutboxMessages}), so every scenario moves the payload the
  * product moves (an {@code order.created} is about 300 bytes of JSON). Half the orders are also
  * captured, so half the aggregates have a version 2 that strict per-aggregate ordering must hold
- * back until version 1 is published.
+ * back until version 1 is published. The rollout test ({@code ops/rollout.sh}) drains the same rows.
  */
-final class Backlog {
+public final class Backlog {
     private static final Currency EUR = Money.currency("EUR");
 
     private Backlog() {}
 
     /** {@code n} events: orders placed, every second one captured as well. */
-    static List<NewOutboxMessage> events(int n) {
+    public static List<NewOutboxMessage> events(int n) {
         return events(n, true);
     }
 
@@ -89,7 +89,7 @@ final class Backlog {
      * Writes the messages as {@code PENDING} rows with {@code COPY} on the caller's connection
      * (the caller commits): the fastest way to lay down a backlog, so set-up does not dominate.
      */
-    static void copy(Connection c, List<NewOutboxMessage> messages) throws SQLException {
+    public static void copy(Connection c, List<NewOutboxMessage> messages) throws SQLException {
         try {
             var copy = c.unwrap(PGConnection.class).getCopyAPI();
             for (int from = 0; from < messages.size(); from += 20_000) {

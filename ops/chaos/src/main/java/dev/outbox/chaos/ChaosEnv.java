@@ -70,20 +70,30 @@ final class ChaosEnv implements AutoCloseable {
     }
 
     static ChaosEnv create(ChaosOptions o) throws Exception {
+        ChaosEnv env = owned(o.database(), o.vhost());
+        env.prepare();
+        return env;
+    }
+
+    /**
+     * A database and vhost of the run's own, dropped and created again on the server and broker
+     * the tests use, the database migrated; nothing of the soak's own in it yet.
+     */
+    static ChaosEnv owned(String database, String vhostName) throws Exception {
         TestDatabase base = TestDatabase.get();
         String runUrl = recreateDatabase(
                 base.url(),
                 base.user(),
                 base.password(),
-                o.database(),
-                "--db names the database the tests use (" + o.database()
-                        + "): the soak drops its database, give it another one");
+                database,
+                "--db names the database the tests use (" + database
+                        + "): the run drops its database, give it another one");
         BrokerEndpoint broker = BrokerEndpoint.get();
         String uri = broker.uri();
         String vhost = RabbitAdmin.vhostOf(uri);
         boolean ctl = broker.localRabbitmqctl() && RabbitAdmin.available();
         if (ctl) {
-            vhost = o.vhost();
+            vhost = vhostName;
             if (RabbitAdmin.run("list_vhosts", "name").lines().anyMatch(vhost::equals)) {
                 RabbitAdmin.run("delete_vhost", vhost);
             }
@@ -107,7 +117,6 @@ final class ChaosEnv implements AutoCloseable {
                 "database " + runUrl + " (" + base.source() + "), broker vhost " + vhost + " (" + broker.source()
                         + (ctl ? ", rabbitmqctl available" : ", no rabbitmqctl: broker faults off") + ")");
         DatabaseMigrations.migrate(env.dataSource);
-        env.prepare();
         return env;
     }
 

@@ -135,7 +135,20 @@ public final class JavaProcess implements AutoCloseable {
 
     /** SIGTERM, then waits for the exit code. */
     public int terminate(Duration timeout) throws InterruptedException {
+        signalTerminate();
+        return awaitExit(timeout);
+    }
+
+    /**
+     * SIGTERM without waiting: a rolling update signals several processes at the same moment and
+     * then waits for each ({@link #awaitExit}).
+     */
+    public void signalTerminate() {
         process.destroy();
+    }
+
+    /** Waits for the process to exit and returns its exit code; fails with its output at the timeout. */
+    public int awaitExit(Duration timeout) throws InterruptedException {
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             throw new AssertionError(name + " did not exit within " + timeout + " of SIGTERM:\n" + output());
         }
