@@ -58,4 +58,12 @@ final class RunningApi implements BeforeAllCallback, AfterAllCallback, BeforeEac
     int port() {
         return app.port();
     }
+
+    /** Exports the spans the API still buffers, when it traces: they are all at the collector after this. */
+    void flushSpans() {
+        if (app.injector().getInstance(io.opentelemetry.api.OpenTelemetry.class)
+                instanceof io.opentelemetry.sdk.OpenTelemetrySdk sdk) {
+            sdk.getSdkTracerProvider().forceFlush().join(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
 }

@@ -51,10 +51,18 @@ import org.apache.ibatis.session.RowBounds;
 })
 public final class StatementSpans implements Interceptor {
     private final Tracer tracer;
+    private final boolean enabled;
 
     @Inject
     public StatementSpans(OpenTelemetry openTelemetry) {
         this.tracer = openTelemetry.getTracer(Tracing.SCOPE);
+        this.enabled = openTelemetry != OpenTelemetry.noop();
+    }
+
+    /** With tracing off the executor is not wrapped at all: no proxy, no reflection per statement. */
+    @Override
+    public Object plugin(Object target) {
+        return enabled ? Interceptor.super.plugin(target) : target;
     }
 
     @Override

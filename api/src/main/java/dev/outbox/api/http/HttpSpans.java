@@ -50,6 +50,18 @@ public final class HttpSpans extends HttpHandler {
         this.enabled = openTelemetry != OpenTelemetry.noop();
     }
 
+    /** Jersey's start-up (the container's {@code onStartup}) runs through the handler it sits in. */
+    @Override
+    public void start() {
+        next.start();
+    }
+
+    /** And its shutdown: injection manager, {@code @PreDestroy}, executors. */
+    @Override
+    public void destroy() {
+        next.destroy();
+    }
+
     @Override
     public void service(Request request, Response response) throws Exception {
         if (!enabled) {
@@ -66,15 +78,20 @@ public final class HttpSpans extends HttpHandler {
                 .setAttribute("url.scheme", request.getScheme())
                 .setAttribute("server.port", (long) request.getLocalPort())
                 .startSpan();
+        boolean threw = true;
         try (Scope ignored = span.makeCurrent()) {
             next.service(request, response);
+            threw = false;
         } catch (Exception | Error e) {
             span.setStatus(StatusCode.ERROR, e.getClass().getSimpleName());
             span.setAttribute("error.type", e.getClass().getName());
             throw e;
         } finally {
             int status = response.getStatus();
-            if (status >= 500 && !request.getContext().getConnection().isOpen()) {
+            if (threw) {
+                // what Grizzly answers after a handler threw is not decided yet: no status to record
+                span.addEvent("the handler threw; Grizzly answers");
+            } else if (status >= 500 && !request.getContext().getConnection().isOpen()) {
                 // the client broke off (a body shorter than its Content-Length, then EOF): the
                 // answer could not be written, and the 500 Jersey records for that failed write is
                 // nobody's answer; the API's fault only when it is sent

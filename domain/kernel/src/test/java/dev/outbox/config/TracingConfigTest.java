@@ -70,6 +70,12 @@ class TracingConfigTest {
                         "OTEL_EXPORTER_OTLP_PROTOCOL",
                         "carrier-pigeon"))));
         assertTrue(protocol.getMessage().startsWith("tracing: "), protocol.getMessage());
+        // gRPC needs a sender the processes do not ship (OkHttp or Netty): refused at start, not at export
+        ConfigurationException grpc = assertThrows(
+                ConfigurationException.class,
+                () -> Tracing.start(of(Map.of(
+                        "OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4317", "OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"))));
+        assertTrue(grpc.getMessage().contains("GrpcSenderProvider"), grpc.getMessage());
     }
 
     @Test

@@ -159,19 +159,22 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
             window.releaseSlot();
             throw new IOException("publisher channel retired: " + retiredBecause);
         }
-        // the span first: the message carries its context, and the encoding check sees it so
-        PublishSpans.Started started = spans.start(mapped);
-        OutboundMessage message = started.message();
-        PublishSpans.Traced<T> tag = new PublishSpans.Traced<>(own, started.span());
+        PublishSpans.Started started = null;
         Optional<String> unencodable;
         try {
-            unencodable = MessageEncoding.problem(message, frameMax, maxBodyBytes);
+            // the span first: the message carries its context, and the encoding check sees it so
+            started = spans.start(mapped);
+            unencodable = MessageEncoding.problem(started.message(), frameMax, maxBodyBytes);
         } catch (RuntimeException | Error e) {
-            // a fault of the check itself, not of the message: the caller still owns the message
+            // a fault of the check (or the tracer) itself, not of the message: the caller still owns it
             window.releaseSlot();
-            PublishSpans.notSent(started.span(), "the encoding check failed");
+            if (started != null) {
+                PublishSpans.notSent(started.span(), "the encoding check failed");
+            }
             throw e;
         }
+        OutboundMessage message = started.message();
+        PublishSpans.Traced<T> tag = new PublishSpans.Traced<>(own, started.span());
         if (unencodable.isPresent()) {
             window.report(tag, message.messageId(), l -> l.failed(tag, ErrorCode.UNENCODABLE, unencodable.get()));
             return;
@@ -287,7 +290,7 @@ public final class ConfirmPublisher<T> implements AutoCloseable {
         closedByUs = true;
         List<InFlight<T>> out = new java.util.ArrayList<>();
         for (InFlight<PublishSpans.Traced<T>> f : window.abandon()) {
-            PublishSpans.notSent(f.tag().span(), "handed back unsettled: the publisher stopped");
+            PublishSpans.abandoned(f.tag().span());
             out.add(new InFlight<>(f.sequence(), f.tag().tag(), f.messageId(), f.sentNanos()));
         }
         return out;

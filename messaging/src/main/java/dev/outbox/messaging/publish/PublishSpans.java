@@ -110,6 +110,12 @@ public final class PublishSpans {
         };
     }
 
+    /** Ends the span of a message its publisher stopped without an answer for: it may have arrived. */
+    static void abandoned(Span span) {
+        span.addEvent("handed back unsettled: outcome unknown, published again by the next claim");
+        span.end();
+    }
+
     /** Ends the span of a message that was not sent after all and goes back to its caller. */
     static void notSent(Span span, String why) {
         span.addEvent("not sent: " + why);

@@ -108,7 +108,7 @@ class ConfirmPublisherPropertyTest {
 
             @Override
             public void suspect(String tag, ErrorCode code, String detail) {
-                outcomes.computeIfAbsent(tag, k -> new ArrayList<>()).add("suspect");
+                outcomes.computeIfAbsent(tag, k -> new ArrayList<>()).add("suspect:" + code.name());
             }
 
             @Override
@@ -122,12 +122,14 @@ class ConfirmPublisherPropertyTest {
         Set<String> brokerAcked = new HashSet<>();
         Set<String> poisoned = new HashSet<>();
         Set<String> handedBack = new HashSet<>();
+        // handed back by a publisher retired before the send (no span was started) vs during it
+        Set<String> refusedRetired = new HashSet<>();
         Map<String, String> tagOfId = new HashMap<>();
         int n = 0;
         for (Step step : history) {
             if (step instanceof Good) {
                 String tag = "m" + n++;
-                send(publisher, tag, new AMQP.BasicProperties.Builder(), "k", 10, tagOfId, handedBack);
+                send(publisher, tag, new AMQP.BasicProperties.Builder(), "k", 10, tagOfId, handedBack, refusedRetired);
             } else if (step instanceof Poison p) {
                 String tag = "m" + n++;
                 poisoned.add(tag);
@@ -144,14 +146,14 @@ class ConfirmPublisherPropertyTest {
                     case "frame" -> b.headers(Map.of("big", "x".repeat(5_000)));
                     default -> body = 2_001;
                 }
-                send(publisher, tag, b, key, body, tagOfId, handedBack);
+                send(publisher, tag, b, key, body, tagOfId, handedBack, refusedRetired);
             } else if (step instanceof Surprise s) {
                 broker.failNextPublish(
                         s.encodingRefusal()
                                 ? new IllegalArgumentException("Invalid value type: unforeseen")
                                 : new IllegalStateException("unforeseen"));
                 String tag = "m" + n++;
-                send(publisher, tag, new AMQP.BasicProperties.Builder(), "k", 10, tagOfId, handedBack);
+                send(publisher, tag, new AMQP.BasicProperties.Builder(), "k", 10, tagOfId, handedBack, refusedRetired);
             } else if (step instanceof Ack a) {
                 int tag = pick(broker.published.size(), brokerSettled, a.fraction());
                 if (tag > 0) {
@@ -206,7 +208,8 @@ class ConfirmPublisherPropertyTest {
         }
         assertEquals(1_000, publisher.availableSlots(), "every slot came back");
         if (traced) {
-            everyPublishEndedOnceWithItsOutcome(exported.getFinishedSpanItems(), n, outcomes, handedBack, history);
+            everyPublishEndedOnceWithItsOutcome(
+                    exported.getFinishedSpanItems(), n, outcomes, handedBack, refusedRetired, history);
         } else {
             assertEquals(List.of(), exported.getFinishedSpanItems(), "tracing off starts no span");
         }
@@ -222,6 +225,7 @@ class ConfirmPublisherPropertyTest {
             int n,
             Map<String, List<String>> outcomes,
             Set<String> handedBack,
+            Set<String> refusedRetired,
             List<Step> history) {
         Map<String, List<SpanData>> byId = new HashMap<>();
         for (SpanData span : finished) {
@@ -231,13 +235,16 @@ class ConfirmPublisherPropertyTest {
         for (int i = 0; i < n; i++) {
             String tag = "m" + i;
             List<SpanData> mine = byId.getOrDefault("id-" + tag, List.of());
+            if (refusedRetired.contains(tag)) {
+                assertEquals(List.of(), mine, tag + " refused by a retired publisher starts no span; " + history);
+                continue;
+            }
             if (handedBack.contains(tag)) {
+                assertEquals(1, mine.size(), tag + " handed back: " + mine + " in " + history);
                 assertTrue(
-                        mine.isEmpty()
-                                || (mine.size() == 1
-                                        && mine.get(0).getEvents().stream()
-                                                .anyMatch(e -> e.getName().startsWith("not sent"))),
-                        tag + " handed back: " + mine + " in " + history);
+                        mine.get(0).getEvents().stream()
+                                .anyMatch(e -> e.getName().startsWith("not sent")),
+                        tag + " handed back says it was not sent: " + mine + " in " + history);
                 continue;
             }
             assertEquals(1, mine.size(), tag + " has one publish span: " + mine + " in " + history);
@@ -250,7 +257,8 @@ class ConfirmPublisherPropertyTest {
             }
             if (!outcome.equals("confirmed") && !outcome.equals("unknown")) {
                 String code = span.getAttributes().get(AttributeKey.stringKey("error.type"));
-                assertEquals(outcome.equals("suspect") ? code : outcome, code, tag + " " + span);
+                String expected = outcome.startsWith("suspect:") ? outcome.substring("suspect:".length()) : outcome;
+                assertEquals(expected, code, tag + " " + span);
             }
         }
     }
@@ -262,10 +270,12 @@ class ConfirmPublisherPropertyTest {
             String routingKey,
             int bodyBytes,
             Map<String, String> tagOfId,
-            Set<String> handedBack)
+            Set<String> handedBack,
+            Set<String> refusedRetired)
             throws InterruptedException {
         assertTrue(publisher.acquireSlot(Duration.ZERO));
         tagOfId.put("id-" + tag, tag);
+        boolean retiredBefore = publisher.retiredBecause().isPresent();
         try {
             publisher.publish(
                     new OutboundMessage(
@@ -276,6 +286,9 @@ class ConfirmPublisherPropertyTest {
                     tag);
         } catch (IOException retired) {
             handedBack.add(tag);
+            if (retiredBefore) {
+                refusedRetired.add(tag);
+            }
         }
     }
 

@@ -132,6 +132,7 @@ final class DashboardLoad implements AutoCloseable {
             int replayed = replay(20);
             at(t0Nanos, 60 * scale + Math.max(3, 10 * scale));
             binding(true);
+            awaitParked(t0Nanos, 90 * scale);
             phases.add(new DashboardPicture.Phase(
                     "B",
                     unboundAt,
@@ -250,6 +251,22 @@ final class DashboardLoad implements AutoCloseable {
             replayed += r.statusCode() == 200 ? 1 : 0;
         }
         return replayed;
+    }
+
+    /**
+     * Phase B only shows what it should if the broker returned the unbound key's messages: a queue
+     * of another tool bound to the exchange on the same vhost (a catch-all {@code #}) routes them, and
+     * nothing parks. Waits for the relay to park one, until {@code bySeconds} into the run, and
+     * stops the run saying why otherwise.
+     */
+    private void awaitParked(long t0Nanos, double bySeconds) throws InterruptedException {
+        while (env.db.count("SELECT count(*) FROM message_outbox WHERE last_error_code = 'UNROUTABLE'") == 0) {
+            if (seconds(t0Nanos) > bySeconds) {
+                throw new IllegalStateException("phase B parked nothing: a queue other than the ledger's routes"
+                        + " order.created on this vhost; give ops/dashboard.sh a vhost of its own");
+            }
+            Thread.sleep(200);
+        }
     }
 
     /** The runbook's fix for UNROUTABLE once the binding is back: retry the parked rows in bulk. */

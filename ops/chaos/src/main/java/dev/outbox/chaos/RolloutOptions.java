@@ -1,5 +1,6 @@
 package dev.outbox.chaos;
 
+import dev.outbox.persistence.DataSources;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
@@ -140,7 +141,7 @@ record RolloutOptions(
      * the pool and 2 of Flyway at once while a relay started, with a pool of 3).
      */
     int databaseBound() {
-        return Math.max(Math.min(3, poolSize) + flyway(), running());
+        return Math.max(DataSources.startingConnections(poolSize) + flyway(), running());
     }
 
     /**

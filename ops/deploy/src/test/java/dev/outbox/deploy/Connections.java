@@ -42,7 +42,7 @@ record Connections(int pool, int migrations, int liveness, int listener, int rep
 
     /** While it starts: the pool's idle minimum beside Flyway's. */
     int starting() {
-        return Math.min(DataSources.MIN_IDLE, pool) + migrations;
+        return DataSources.startingConnections(pool) + migrations;
     }
 
     /** Once it runs: the pool grown to its size, and the sessions of its own. */
@@ -57,7 +57,7 @@ record Connections(int pool, int migrations, int liveness, int listener, int rep
 
     @Override
     public String toString() {
-        return "max(starting " + Math.min(DataSources.MIN_IDLE, pool) + " + " + migrations + ", running " + pool
+        return "max(starting " + DataSources.startingConnections(pool) + " + " + migrations + ", running " + pool
                 + " + " + liveness + " + " + listener + ") = " + peak()
                 + (replication > 0 ? " (and " + replication + " WAL sender)" : "");
     }

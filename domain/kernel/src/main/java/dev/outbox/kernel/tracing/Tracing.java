@@ -71,12 +71,22 @@ public final class Tracing implements AutoCloseable {
                             "otel.service.name", config.serviceName()))
                     // the process's settings win over the SDK's own reading of the environment, so
                     // a process started with settings of its own (a test, the launcher) traces as told
-                    .addPropertiesCustomizer(properties -> config.sdkProperties())
+                    .addPropertiesCustomizer(properties -> {
+                        Map<String, String> own = new java.util.HashMap<>(config.sdkProperties());
+                        // metrics are Prometheus's and logs standard output's, whatever OTEL_* says
+                        own.put("otel.metrics.exporter", "none");
+                        own.put("otel.logs.exporter", "none");
+                        return own;
+                    })
                     .disableShutdownHook()
                     .build()
                     .getOpenTelemetrySdk();
             LOG.info("tracing on: spans of service {} exported over OTLP", config.serviceName());
             return new Tracing(sdk, sdk);
+        } catch (LinkageError e) {
+            // a runtime without a module the exporter needs (a JRE cut too small): say so, exit 2
+            throw new ConfigurationException("tracing: the OTLP exporter cannot load on this Java runtime (" + e
+                    + "); a jlink image needs java.net.http");
         } catch (io.opentelemetry.sdk.autoconfigure.spi.ConfigurationException e) {
             Throwable cause = e.getCause();
             throw new ConfigurationException(

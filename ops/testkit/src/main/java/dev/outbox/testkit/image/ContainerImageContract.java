@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.abort;
 
 import dev.outbox.testkit.image.ImageArchive.Entry;
 import dev.outbox.testkit.image.ImageArchive.Layer;
+import dev.outbox.testkit.otlp.OtlpReceiver;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -206,16 +207,22 @@ public abstract class ContainerImageContract {
         assertTrue(unpacked < MOST_UNPACKED_BYTES, "unpacked " + mib(unpacked) + ": a JDK or a shell crept in?");
     }
 
+    /**
+     * Traced, as a deployment that sets an OTLP endpoint runs it: the exporter's sender needs a JDK
+     * module the base must carry (a base without {@code java.net.http} died here at start).
+     */
     @Test
     void startsReadyAsItsUserAndStopsCleanlyOnSigterm() throws Exception {
         requireRunnable();
         Optional<CgroupLimits> limits = runLimits();
         int port = freePort();
+        OtlpReceiver otlp = OtlpReceiver.start();
         Map<String, String> env = new LinkedHashMap<>(spec.services().get());
         env.put(spec.portVariable(), Integer.toString(port));
+        env.putAll(otlp.env());
         Path log = spec.tar().resolveSibling("image-run.log");
         Process process = root().start(root().defaultCommand(), env, limits, log);
-        try {
+        try (otlp) {
             HttpClient http = HttpClient.newBuilder()
                     .version(HttpClient.Version.HTTP_1_1)
                     .connectTimeout(Duration.ofSeconds(2))
@@ -243,6 +250,11 @@ public abstract class ContainerImageContract {
             process.destroy();
             assertTrue(process.waitFor(1, TimeUnit.MINUTES), "still running a minute after SIGTERM");
             assertEquals(0, process.exitValue(), "exit code after SIGTERM; its output:\n" + tail(log));
+            assertTrue(
+                    Files.readString(log).contains("tracing on: spans of service " + spec.repository()),
+                    "traced as " + spec.repository() + ":\n" + tail(log));
+            // whatever it exported (the API traces the probes above) came from this process, intact
+            otlp.spans().forEach(span -> assertEquals(spec.repository(), span.service(), span.toString()));
         } finally {
             stop(process);
             limits.ifPresent(CgroupLimits::close);

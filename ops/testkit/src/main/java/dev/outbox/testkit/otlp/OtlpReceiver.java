@@ -58,6 +58,7 @@ public final class OtlpReceiver implements AutoCloseable {
 
     private final HttpServer server;
     private final boolean keep;
+    private java.util.concurrent.ExecutorService executor;
     private final java.util.concurrent.atomic.AtomicLong bytes = new java.util.concurrent.atomic.AtomicLong();
     /** Appended by the receiving thread, copied by readers: a copy-on-write list would copy it per span. */
     private final List<ReceivedSpan> spans = new ArrayList<>();
@@ -86,11 +87,12 @@ public final class OtlpReceiver implements AutoCloseable {
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         OtlpReceiver receiver = new OtlpReceiver(server, keep);
         server.createContext("/v1/traces", receiver::handle);
-        server.setExecutor(Executors.newSingleThreadExecutor(r -> {
+        receiver.executor = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "otlp-receiver");
             t.setDaemon(true);
             return t;
-        }));
+        });
+        server.setExecutor(receiver.executor);
         server.start();
         return receiver;
     }
@@ -263,5 +265,6 @@ public final class OtlpReceiver implements AutoCloseable {
     @Override
     public void close() {
         server.stop(0);
+        executor.shutdownNow();
     }
 }

@@ -232,6 +232,7 @@ public final class ConsumerRunner implements AutoCloseable, MeterBinder {
         try {
             settlement.settle(ch, delivery, message.messageId(), decide(ch, message));
         } catch (DatabaseWait.Abandoned e) {
+            DeliverySpans.leftUnacked();
             LOG.info(
                     "consumer {}: message_id={} left unacked while the database was away ({}); the broker delivers it"
                             + " again",

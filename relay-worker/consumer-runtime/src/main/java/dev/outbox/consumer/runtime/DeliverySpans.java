@@ -72,6 +72,13 @@ final class DeliverySpans {
         }
     }
 
+    /** The delivery was left unacked (the database away as the consumer stops): the broker redelivers it. */
+    static void leftUnacked() {
+        Span span = Span.current();
+        span.setAttribute("outbox.consumer.outcome", "left_unacked");
+        span.addEvent("left unacked while the database was away; the broker delivers it again");
+    }
+
     /** What the delivery being processed came to, on its span. */
     static void settled(DeliveryDecision.Verdict verdict) {
         Span span = Span.current();
