@@ -3,7 +3,10 @@ package dev.outbox.bench;
 import com.rabbitmq.client.AMQP;
 import dev.outbox.api.ApiMain;
 import dev.outbox.kernel.json.Json;
+import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.messaging.Topology;
+import dev.outbox.messaging.publish.ConfirmPublisher;
+import dev.outbox.messaging.publish.OutboundMessage;
 import dev.outbox.relay.RelayMain;
 import dev.outbox.testkit.JavaProcess;
 import java.io.IOException;
@@ -223,19 +226,30 @@ final class DashboardLoad implements AutoCloseable {
         });
     }
 
-    /** Messages no outbox wrote: no message id, no type, a body that is not JSON. */
+    /**
+     * Messages no outbox wrote: a message id but no type and no contract header, a body that is not
+     * JSON. Sent the one way this project sends anything, the confirm publisher, alone and
+     * mandatory, so a message the broker could not route is an error here, not a silent drop.
+     * payment.captured: order.created is the key this phase unbinds.
+     */
     private void malformed(int count) {
-        env.broker.withChannel(ch -> {
-            for (int i = 0; i < count; i++) {
-                // payment.captured: order.created is the key this phase unbinds, and the broker drops
-                // an unroutable message nobody marked mandatory before any consumer could refuse it
-                ch.basicPublish(
-                        Topology.ORDERS_EXCHANGE,
-                        "payment.captured",
-                        new AMQP.BasicProperties.Builder().deliveryMode(2).build(),
-                        ("not an event " + i).getBytes(StandardCharsets.UTF_8));
+        for (int i = 0; i < count; i++) {
+            ConfirmPublisher.SoloOutcome outcome = ConfirmPublisher.publishAlone(
+                    env.broker.connection(),
+                    new OutboundMessage(
+                            Topology.ORDERS_EXCHANGE,
+                            "payment.captured",
+                            new AMQP.BasicProperties.Builder()
+                                    .messageId(UUID.randomUUID().toString())
+                                    .deliveryMode(2)
+                                    .build(),
+                            ("not an event " + i).getBytes(StandardCharsets.UTF_8)),
+                    Duration.ofSeconds(10),
+                    BrokerConfig.DEFAULT_MAX_MESSAGE_BYTES);
+            if (!outcome.confirmed()) {
+                throw new IllegalStateException("a malformed message did not reach the ledger: " + outcome.detail());
             }
-        });
+        }
     }
 
     /** Replays published captures through the ops API: the ledger has them, so each arrives as a duplicate. */
