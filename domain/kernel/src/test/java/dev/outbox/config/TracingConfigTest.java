@@ -114,4 +114,48 @@ class TracingConfigTest {
                                 && e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN)),
                 "the SDK's export failure reaches logback: " + seen.list);
     }
+
+    @Test
+    void aCollectorThatHangsNeitherBlocksTheWorkNorTheStopPastItsBound() throws Exception {
+        // accepts the connection and never answers: packets go nowhere, nothing is refused
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0)) {
+            java.util.List<java.net.Socket> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Thread acceptor = new Thread(() -> {
+                try {
+                    while (true) {
+                        held.add(silent.accept());
+                    }
+                } catch (java.io.IOException closed) {
+                    // the test is over
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+            Tracing tracing = Tracing.start(of(Map.of(
+                    "OTEL_EXPORTER_OTLP_ENDPOINT",
+                    "http://127.0.0.1:" + silent.getLocalPort(),
+                    "OTEL_BSP_SCHEDULE_DELAY",
+                    "10")));
+            long spansStarted = System.nanoTime();
+            for (int i = 0; i < 5_000; i++) {
+                tracing.tracer()
+                        .spanBuilder("while the collector hangs")
+                        .startSpan()
+                        .end();
+            }
+            long working = System.nanoTime() - spansStarted;
+            long closing = System.nanoTime();
+            tracing.close();
+            long closed = System.nanoTime() - closing;
+            assertTrue(
+                    working < java.time.Duration.ofSeconds(2).toNanos(),
+                    "5,000 spans took " + working / 1_000_000 + " ms: ending a span must not wait for the export");
+            assertTrue(
+                    closed < Tracing.CLOSE_WAIT.plusSeconds(2).toNanos(),
+                    "close took " + closed / 1_000_000 + " ms against its bound " + Tracing.CLOSE_WAIT);
+            for (java.net.Socket s : held) {
+                s.close();
+            }
+        }
+    }
 }
