@@ -47,7 +47,7 @@ public final class HttpSpans extends HttpHandler {
         super("http-spans");
         this.next = next;
         this.tracer = openTelemetry.getTracer(Tracing.SCOPE);
-        this.enabled = openTelemetry != OpenTelemetry.noop();
+        this.enabled = Tracing.records(openTelemetry);
     }
 
     /** Jersey's start-up (the container's {@code onStartup}) runs through the handler it sits in. */
