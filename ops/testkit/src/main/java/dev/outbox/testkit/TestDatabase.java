@@ -42,6 +42,25 @@ public final class TestDatabase {
         config.setPoolName("testkit");
         this.dataSource = new HikariDataSource(config);
         DatabaseMigrations.migrate(dataSource);
+        enableDisabledTriggers();
+    }
+
+    /**
+     * The migrations create every trigger enabled, and no product code ever disables one; the
+     * benchmark does, to measure a relay without LISTEN/NOTIFY, and re-enables it when it ends. A
+     * benchmark killed in between (a machine restarted under it) leaves a database in which writers
+     * never notify, and every wake-up test of a later run fails for a reason that is not in the code.
+     * So the suite starts from the migrations' state, and says what it restored.
+     */
+    private void enableDisabledTriggers() {
+        for (Map<String, Object> t :
+                rows("SELECT quote_ident(c.relname) AS tbl, quote_ident(t.tgname) AS trg FROM pg_trigger t"
+                        + " JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace"
+                        + " WHERE NOT t.tgisinternal AND t.tgenabled = 'D' AND n.nspname = current_schema()")) {
+            System.err.println("[testkit] trigger " + t.get("trg") + " on " + t.get("tbl") + " was disabled in " + url
+                    + " (a benchmark killed before it ended?): enabled again");
+            execute("ALTER TABLE " + t.get("tbl") + " ENABLE TRIGGER " + t.get("trg"));
+        }
     }
 
     public static synchronized TestDatabase get() {
