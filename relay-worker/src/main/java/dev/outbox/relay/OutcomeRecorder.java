@@ -22,7 +22,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.MDC;
 
 /**
  * Writes the outcomes of publish attempts back to the outbox, batched: every outcome that
@@ -51,7 +50,7 @@ final class OutcomeRecorder implements Runnable {
     static final int REFUSALS_BEFORE_ISOLATING = 5;
 
     /** What happened to one leased row. */
-    sealed interface Outcome permits Published, Failed, Released {
+    sealed interface Outcome permits Published, Failed, Released, Disowned {
         OutboxRecord row();
     }
 
@@ -61,6 +60,13 @@ final class OutcomeRecorder implements Runnable {
 
     /** Not sent (or fate unknown at shutdown): give back without counting the attempt. */
     record Released(OutboxRecord row, ErrorCode reason, String detail) implements Outcome {}
+
+    /**
+     * Leased by a claim whose commit went unanswered (the connection failed during it): the lease
+     * exists if the commit was written, and not otherwise. Given back uncounted, fenced by its
+     * token, so a lease that never existed changes nothing and is no lost lease either.
+     */
+    record Disowned(OutboxRecord row) implements Outcome {}
 
     private final String relayId;
     private final OutboxStore store;
@@ -227,7 +233,7 @@ final class OutcomeRecorder implements Runnable {
         Outcome alone = batch.get(0);
         if (++soloFailures < SOLO_ATTEMPTS) {
             Duration wait = dbBackoff.delay(soloFailures);
-            withRow(
+            RowLog.withRow(
                     alone.row(),
                     () -> LOG.warn(
                             "cannot record {} for message_id={} ({}); trying it alone again in" + " {} ms",
@@ -242,7 +248,7 @@ final class OutcomeRecorder implements Runnable {
         soloFailures = 0;
         part = maxBatch;
         stats.outcomeUnrecorded();
-        withRow(
+        RowLog.withRow(
                 alone.row(),
                 () -> LOG.error(
                         "gave up recording {} for message_id={} {} after {} attempts ({}); the row"
@@ -262,7 +268,11 @@ final class OutcomeRecorder implements Runnable {
     }
 
     private static String kind(Outcome o) {
-        return o instanceof Published ? "PUBLISHED" : o instanceof Failed ? "the failed attempt" : "the release";
+        return o instanceof Published
+                ? "PUBLISHED"
+                : o instanceof Failed
+                        ? "the failed attempt"
+                        : o instanceof Disowned ? "the disowned lease" : "the release";
     }
 
     /**
@@ -275,6 +285,7 @@ final class OutcomeRecorder implements Runnable {
         List<Outcome> published = new ArrayList<>();
         List<Outcome> failed = new ArrayList<>();
         Map<ErrorCode, List<Outcome>> released = new LinkedHashMap<>();
+        List<Outcome> disowned = new ArrayList<>();
         for (Outcome o : slice) {
             if (o instanceof Published) {
                 published.add(o);
@@ -282,7 +293,20 @@ final class OutcomeRecorder implements Runnable {
                 failed.add(o);
             } else if (o instanceof Released r) {
                 released.computeIfAbsent(r.reason(), k -> new ArrayList<>()).add(o);
+            } else if (o instanceof Disowned) {
+                disowned.add(o);
             }
+        }
+        if (!disowned.isEmpty()) {
+            Set<UUID> changed = store.release(relayId, leases(disowned), null, null);
+            committed(disowned);
+            stats.released(changed.size());
+            LOG.warn(
+                    "gave back {} of {} row(s) leased by a claim whose commit went unanswered (the commit had {}been"
+                            + " written); due again now, attempt not counted",
+                    changed.size(),
+                    disowned.size(),
+                    changed.isEmpty() ? "not " : "");
         }
         if (!published.isEmpty()) {
             List<Lease> leases = leases(published);
@@ -302,7 +326,7 @@ final class OutcomeRecorder implements Runnable {
             lostLeases(failed, changed, "failure");
             for (Outcome o : failed) {
                 if (changed.contains(o.row().id())) {
-                    logFailure(o.row(), ((Failed) o).failure());
+                    RowLog.logFailure(o.row(), ((Failed) o).failure());
                 }
             }
         }
@@ -333,7 +357,7 @@ final class OutcomeRecorder implements Runnable {
             if (!changed.contains(o.row().id())) {
                 stats.lostLease();
                 Lease l = o.row().lease();
-                withRow(
+                RowLog.withRow(
                         o.row(),
                         () -> LOG.warn(
                                 "lost lease: could not record {} for message_id={} (token {}):"
@@ -342,44 +366,6 @@ final class OutcomeRecorder implements Runnable {
                                 l.id(),
                                 l.token()));
             }
-        }
-    }
-
-    private void logFailure(OutboxRecord row, Failure f) {
-        withRow(row, () -> {
-            if (f.park()) {
-                LOG.error(
-                        "parked message_id={} {} after {} attempt(s): {} {}",
-                        row.id(),
-                        row.messageType(),
-                        row.attemptCount(),
-                        f.code(),
-                        f.message());
-            } else {
-                LOG.warn(
-                        "attempt {} of message_id={} {} failed: {} {}; retry in {} ms",
-                        row.attemptCount(),
-                        row.id(),
-                        row.messageType(),
-                        f.code(),
-                        f.message(),
-                        f.delay().toMillis());
-            }
-        });
-    }
-
-    static void withRow(OutboxRecord row, Runnable log) {
-        MDC.put("message_id", row.id().toString());
-        MDC.put("aggregate_id", row.aggregateId());
-        if (row.correlationId() != null) {
-            MDC.put("correlation_id", row.correlationId());
-        }
-        try {
-            log.run();
-        } finally {
-            MDC.remove("message_id");
-            MDC.remove("aggregate_id");
-            MDC.remove("correlation_id");
         }
     }
 }

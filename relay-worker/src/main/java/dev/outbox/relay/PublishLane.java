@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -115,12 +116,8 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
                 }
                 List<OutboxRecord> rows;
                 try {
-                    rows = store.claim(
-                            config.relayId(),
-                            Math.min(config.batchSize(), free),
-                            config.unorderedTypes(),
-                            claims.fenced(),
-                            config.cdcSlot());
+                    rows = UnansweredClaims.claim(
+                            recorder, leased -> claim(Math.min(config.batchSize(), free), leased));
                     if (!rows.isEmpty()) {
                         stats.claimed(rows.size());
                         publishAll(p, rows);
@@ -165,6 +162,10 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
                 pause(Duration.ofSeconds(1));
             }
         }
+    }
+
+    private List<OutboxRecord> claim(int limit, Consumer<List<OutboxRecord>> leased) {
+        return store.claim(config.relayId(), limit, config.unorderedTypes(), claims.fenced(), config.cdcSlot(), leased);
     }
 
     /** Nacks in a row, with no ack between them, after which a publisher channel is replaced. */

@@ -182,7 +182,8 @@ final class SuspectIsolation implements Runnable {
                 if (!gate.livenessOpen() || connection == null || !connection.isOpen()) {
                     return Slice.MORE;
                 }
-                Optional<OutboxRecord> suspect = store.claimSuspect(config.relayId(), types(), gate.fenced());
+                Optional<OutboxRecord> suspect = UnansweredClaims.claim(
+                        recorder, leased -> store.claimSuspect(config.relayId(), types(), gate.fenced(), leased));
                 if (suspect.isEmpty()) {
                     if (!store.hasDueSuspects(types())) {
                         return Slice.DONE;
@@ -265,7 +266,7 @@ final class SuspectIsolation implements Runnable {
                     : store.markPublished(config.relayId(), List.of(row.lease()));
             if (!changed.contains(row.id())) {
                 stats.lostLease();
-                OutcomeRecorder.withRow(
+                RowLog.withRow(
                         row,
                         () -> LOG.warn(
                                 "lost lease: could not record the outcome of suspect message_id={}: another relay or"

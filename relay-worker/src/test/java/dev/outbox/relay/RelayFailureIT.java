@@ -309,6 +309,45 @@ class RelayFailureIT {
         }
     }
 
+    /**
+     * The claim's commit is written and its answer lost: the proxy lets the COMMIT after the claim
+     * through, throws the server's reply away and resets the connection. The rows are leased to a relay that is
+     * alive and holds its liveness lock, so no peer's sweep takes them, and the lease is 10
+     * minutes: only the relay itself can give them back, and it does at once.
+     */
+    @Test
+    void claimCommitUnansweredTheLeasedRowsAreGivenBackAtOnceNotAfterTheLease() throws Exception {
+        List<UUID> ids = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            ids.add(fx.insertRaw("test.unanswered", "test.unanswered", Topology.ORDERS_EXCHANGE, "{\"n\":" + i + "}"));
+        }
+        TcpProxy toDatabase = closeLater(TcpProxy.start(fx.db.host(), fx.db.port()));
+        toDatabase.loseTheAnswerToTheRequestAfter("message_outbox_lease_token_seq");
+        try (RecordingQueue q = fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "#")) {
+            RelayApp relay = relay(
+                    "OUTBOX_RELAY_ID",
+                    "relay-unanswered",
+                    "OUTBOX_DB_URL",
+                    fx.db.urlVia(toDatabase.host(), toDatabase.port()),
+                    "OUTBOX_RELAY_LEASE",
+                    "10m",
+                    "OUTBOX_RELAY_STALE_CHECK_INTERVAL",
+                    "1h");
+            await().atMost(WAIT).until(() -> count("status = 'PUBLISHED'") == ids.size());
+            assertEquals(1, toDatabase.answersLost(), "the claim's commit was answered into the void once");
+            assertEquals(ids.size(), relay.relay().stats().released(), "each row given back once, by the relay itself");
+            assertEquals(0, relay.relay().stats().staleLeasesRecovered());
+            assertEquals(
+                    ids.size(), count("status = 'PUBLISHED' AND attempt_count = 1"), "the lost claim did not count");
+            assertEquals(
+                    ids.size(),
+                    q.await(ids.size(), WAIT).stream()
+                            .map(TestBroker.Received::messageId)
+                            .distinct()
+                            .count());
+        }
+    }
+
     @Test
     void staleLockALateMarkFromARelayThatLostItsLeaseIsRefused() throws Exception {
         // rows without a version, so that ordering does not hold any of them back behind A's marks

@@ -52,11 +52,16 @@ class RelayWorkerLoopIT {
         OutboxStore throwingOnce = new OutboxStore(fx.injector.getInstance(OutboxMapper.class)) {
             @Override
             public List<OutboxRecord> claim(
-                    String relayId, int limit, Set<String> unorderedTypes, boolean fenced, String cdcSlot) {
+                    String relayId,
+                    int limit,
+                    Set<String> unorderedTypes,
+                    boolean fenced,
+                    String cdcSlot,
+                    java.util.function.Consumer<List<OutboxRecord>> beforeCommit) {
                 if (claims.getAndIncrement() == 0) {
                     throw new AssertionError("injected: the first claim throws an Error");
                 }
-                return real.claim(relayId, limit, unorderedTypes, fenced, cdcSlot);
+                return real.claim(relayId, limit, unorderedTypes, fenced, cdcSlot, beforeCommit);
             }
         };
         Settings settings = new Settings(fx.env("OUTBOX_RELAY_ID", "relay-survivor"));

@@ -38,6 +38,12 @@ public final class TcpProxy implements AutoCloseable {
     private volatile long latencyMillis;
     private volatile boolean closed;
     private final boolean serverLikeTimeouts;
+    private final java.util.concurrent.atomic.AtomicReference<AnswerTrap> trap =
+            new java.util.concurrent.atomic.AtomicReference<>();
+    private final AtomicInteger answersLost = new AtomicInteger();
+
+    /** Armed by {@link #loseTheAnswerToTheRequestAfter}: whose next request's answer is lost. */
+    private record AnswerTrap(String after) {}
 
     private TcpProxy(String targetHost, int targetPort, InetAddress bind, boolean serverLikeTimeouts)
             throws IOException {
@@ -112,6 +118,27 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * Arms a one-shot fault for the window no timeout can model: the server does what a client
+     * asked and the client never learns it. On the first connection where the client sends a
+     * chunk of bytes containing {@code marker}, its next request (the next chunk) still reaches
+     * the server; the server's answer is read and thrown away, and both sides of that connection
+     * are reset. With {@code "message_outbox_lease_token_seq"} (a claim's text) the request after
+     * the claim is its COMMIT (pgjdbc sends it as a prepared statement without its text): the
+     * claim commits on the server while the relay sees the connection fail during its commit.
+     * The marker is matched within one chunk read from the socket (a statement's text, sent in one
+     * write over loopback, arrives in one here); pgjdbc sends a statement's text only until its
+     * fifth execution on a connection, so arm this before the client's first statement of that kind.
+     */
+    public void loseTheAnswerToTheRequestAfter(String marker) {
+        trap.set(new AnswerTrap(marker));
+    }
+
+    /** Answers swallowed by {@link #loseTheAnswerToTheRequestAfter}: 1 once it has fired. */
+    public int answersLost() {
+        return answersLost.get();
+    }
+
     /** Stops moving bytes on every connection, old and new, without closing anything. */
     public void stall() {
         stalled = true;
@@ -184,6 +211,10 @@ public final class TcpProxy implements AutoCloseable {
         private final Socket upstream;
         /** When the write toward the client that is still under way began; 0 while none is. */
         private volatile long clientWriteSince;
+        /** The armed trap's first marker has passed on this connection. */
+        private volatile boolean sawTrapStart;
+        /** The server's next answer on this connection is lost, and the connection with it. */
+        private volatile boolean loseNextAnswer;
 
         Link(Socket client, Socket upstream) {
             this.client = client;
@@ -230,6 +261,13 @@ public final class TcpProxy implements AutoCloseable {
                                     Thread.sleep(delay);
                                 }
                                 boolean towardClient = to == client;
+                                if (!towardClient) {
+                                    watchForTrap(buf, n);
+                                } else if (loseNextAnswer) {
+                                    answersLost.incrementAndGet();
+                                    reset();
+                                    return;
+                                }
                                 if (towardClient) {
                                     clientWriteSince = System.nanoTime();
                                 }
@@ -248,6 +286,19 @@ public final class TcpProxy implements AutoCloseable {
                     "tcp-proxy-" + direction + "-" + port());
             t.setDaemon(true);
             t.start();
+        }
+
+        /** On the client's bytes: arms this connection's answer to be lost when the trap's markers pass. */
+        private void watchForTrap(byte[] buf, int n) {
+            AnswerTrap t = trap.get();
+            if (t == null) {
+                return;
+            }
+            if (sawTrapStart) {
+                loseNextAnswer = trap.compareAndSet(t, null);
+            } else {
+                sawTrapStart = new String(buf, 0, n, java.nio.charset.StandardCharsets.ISO_8859_1).contains(t.after());
+            }
         }
 
         void reset() {

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Consumer;
 import org.mybatis.guice.transactional.Transactional;
 
 /**
@@ -57,15 +58,33 @@ public class OutboxStore {
      * retry path, and a {@code PENDING} row is claimed only once that slot's stream has handed it
      * over ({@code outbox_cdc_position}, migration V13).
      */
-    @Transactional(force = true)
     public List<OutboxRecord> claim(
             String relayId, int limit, Set<String> unorderedTypes, boolean fenced, String cdcSlot) {
+        return claim(relayId, limit, unorderedTypes, fenced, cdcSlot, rows -> {});
+    }
+
+    /**
+     * As {@link #claim(String, int, Set, boolean, String)}, handing the leased rows to {@code
+     * beforeCommit} once the statement has returned them and before the transaction commits. A
+     * caller whose claim then fails (the connection cut during the commit) still knows which leases
+     * may exist: the commit may have been written and only its answer lost. It gives them back,
+     * fenced by their tokens ({@link #release}), instead of leaving them to stale-lease recovery.
+     */
+    @Transactional(force = true)
+    public List<OutboxRecord> claim(
+            String relayId,
+            int limit,
+            Set<String> unorderedTypes,
+            boolean fenced,
+            String cdcSlot,
+            Consumer<List<OutboxRecord>> beforeCommit) {
         List<OutboxRecord> rows = new ArrayList<>(mapper.claimPending(
                 relayId, limit, unorderedTypes.toArray(String[]::new), fenced ? RelayLock.NAMESPACE : null, cdcSlot));
         // RETURNING does not keep the subquery's order; publish in due order, versions ascending
         rows.sort(java.util.Comparator.comparing(OutboxRecord::nextAttemptAt)
                 .thenComparing(OutboxRecord::createdAt)
                 .thenComparing(r -> r.aggregateVersion() == null ? Long.MAX_VALUE : r.aggregateVersion()));
+        beforeCommit.accept(List.copyOf(rows));
         return rows;
     }
 
@@ -73,10 +92,17 @@ public class OutboxStore {
      * Leases one suspect (a row given back because the relay holding it died) for publishing on
      * its own, if one is due and {@code relayId} holds no other row; fenced as {@link #claim}.
      */
-    @Transactional(force = true)
     public Optional<OutboxRecord> claimSuspect(String relayId, Set<String> unorderedTypes, boolean fenced) {
+        return claimSuspect(relayId, unorderedTypes, fenced, rows -> {});
+    }
+
+    /** As {@link #claimSuspect(String, Set, boolean)}, with {@code beforeCommit} as in {@link #claim}. */
+    @Transactional(force = true)
+    public Optional<OutboxRecord> claimSuspect(
+            String relayId, Set<String> unorderedTypes, boolean fenced, Consumer<List<OutboxRecord>> beforeCommit) {
         List<OutboxRecord> rows = mapper.claimSuspect(
                 relayId, unorderedTypes.toArray(String[]::new), fenced ? RelayLock.NAMESPACE : null);
+        beforeCommit.accept(List.copyOf(rows));
         return rows.stream().findFirst();
     }
 
