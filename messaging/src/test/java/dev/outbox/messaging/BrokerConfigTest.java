@@ -4,13 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
 
 import com.rabbitmq.client.Address;
 import dev.outbox.config.ConfigurationException;
 import dev.outbox.config.Settings;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
 
 class BrokerConfigTest {
 
@@ -86,40 +94,49 @@ class BrokerConfigTest {
         assertTrue(seen >= 2, "the README shows cluster URIs (found " + seen + ")");
     }
 
-    @net.jqwik.api.Property(tries = 300)
-    void anyListOfNodesParsesIntoTheSameNodesInOrder(
-            @net.jqwik.api.ForAll("nodes") List<Address> nodes, @net.jqwik.api.ForAll boolean credentials) {
-        StringBuilder uri = new StringBuilder("amqp://").append(credentials ? "u%40x:p%3Aw@" : "");
-        for (int i = 0; i < nodes.size(); i++) {
-            uri.append(i == 0 ? "" : ",")
-                    .append(nodes.get(i).getHost())
-                    .append(":")
-                    .append(nodes.get(i).getPort());
-        }
-        uri.append("/%2F");
-        assertEquals(nodes, BrokerConfig.of(uri.toString(), "t").addresses(), uri.toString());
+    @Test
+    void anyListOfNodesParsesIntoTheSameNodesInOrder() {
+        qt().withExamples(300).forAll(nodes(), Generate.booleans()).checkAssert((nodes, credentials) -> {
+            StringBuilder uri = new StringBuilder("amqp://").append(credentials ? "u%40x:p%3Aw@" : "");
+            for (int i = 0; i < nodes.size(); i++) {
+                uri.append(i == 0 ? "" : ",")
+                        .append(nodes.get(i).getHost())
+                        .append(":")
+                        .append(nodes.get(i).getPort());
+            }
+            uri.append("/%2F");
+            assertEquals(nodes, BrokerConfig.of(uri.toString(), "t").addresses(), uri.toString());
+        });
     }
 
-    @net.jqwik.api.Provide
-    net.jqwik.api.Arbitrary<List<Address>> nodes() {
-        net.jqwik.api.Arbitrary<String> host = net.jqwik.api.Arbitraries.oneOf(
-                net.jqwik.api.Arbitraries.strings()
-                        .withCharRange('a', 'z')
-                        .numeric()
-                        .withChars('-')
-                        .ofMinLength(1)
-                        .ofMaxLength(20)
-                        .filter(h -> Character.isLetter(h.charAt(0)) && !h.endsWith("-")),
-                net.jqwik.api.Arbitraries.integers()
-                        .between(0, 255)
-                        .list()
-                        .ofSize(4)
-                        .map(o -> o.get(0) + "." + o.get(1) + "." + o.get(2) + "." + o.get(3)));
-        return net.jqwik.api.Combinators.combine(
-                        host, net.jqwik.api.Arbitraries.integers().between(1, 65_535))
-                .as(Address::new)
-                .list()
-                .ofMinSize(1)
-                .ofMaxSize(5);
+    /**
+     * One to five nodes, each a host name (a letter, then letters, digits and hyphens, not ending in
+     * one, 1 to 20 characters) or an IPv4 address, and a port; one value in ten an edge (a
+     * one-letter name, an octet or port at or next to its range's ends).
+     */
+    Gen<List<Address>> nodes() {
+        List<Character> letters =
+                IntStream.rangeClosed('a', 'z').mapToObj(c -> (char) c).toList();
+        List<Character> lettersAndDigits = Stream.concat(
+                        letters.stream(), IntStream.rangeClosed('0', '9').mapToObj(c -> (char) c))
+                .toList();
+        List<Character> anyOfThem =
+                Stream.concat(lettersAndDigits.stream(), Stream.of('-')).toList();
+        Gen<String> name = integers()
+                .between(1, 20)
+                .flatMap(length -> Generate.pick(letters)
+                        .zip(
+                                lists().of(Generate.pick(anyOfThem)).ofSize(Math.max(0, length - 2)),
+                                Generate.pick(lettersAndDigits),
+                                (first, middle, last) -> first
+                                        + middle.stream().map(String::valueOf).collect(Collectors.joining())
+                                        + (length > 1 ? String.valueOf(last) : "")))
+                .mix(Generate.pick(List.of("a", "z")), 10);
+        Gen<Integer> octet = integers().between(0, 255).mix(Generate.pick(List.of(0, 1, 2, 254, 255)), 10);
+        Gen<String> ipv4 =
+                lists().of(octet).ofSize(4).map(o -> o.get(0) + "." + o.get(1) + "." + o.get(2) + "." + o.get(3));
+        Gen<Integer> port = integers().between(1, 65_535).mix(Generate.pick(List.of(1, 2, 65_534, 65_535)), 10);
+        return lists().of(Generate.oneOf(name, ipv4).zip(port, (host, p) -> new Address(host, p)))
+                .ofSizeBetween(1, 5);
     }
 }

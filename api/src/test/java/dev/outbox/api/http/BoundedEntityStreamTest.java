@@ -4,18 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.util.List;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
 
 /**
  * The body limit over generated bodies, limits and read patterns (single bytes, small and large
@@ -25,11 +28,18 @@ import net.jqwik.api.constraints.Size;
  */
 class BoundedEntityStreamTest {
 
-    @Property(tries = 1_000)
-    void aBodyWithinTheLimitArrivesWholeAndOneOverItIsRefusedAtTheLimit(
-            @ForAll @IntRange(min = 0, max = 5_000) int size,
-            @ForAll @IntRange(min = 1, max = 5_000) int limit,
-            @ForAll @Size(min = 1, max = 8) List<@IntRange(min = 0, max = 9_000) Integer> reads) {
+    @Test
+    void aBodyWithinTheLimitArrivesWholeAndOneOverItIsRefusedAtTheLimit() {
+        qt().withExamples(1_000)
+                .forAll(
+                        ints(0, 5_000),
+                        ints(1, 5_000),
+                        lists().of(ints(0, 9_000)).ofSizeBetween(1, 8))
+                .checkAssert((size, limit, reads) -> readBack(size, limit, reads));
+    }
+
+    /** One generated body of {@code size} bytes read under {@code limit} by the pattern {@code reads}. */
+    private static void readBack(int size, int limit, List<Integer> reads) {
         byte[] body = new byte[size];
         for (int i = 0; i < size; i++) {
             body[i] = (byte) (i * 31);
@@ -67,10 +77,18 @@ class BoundedEntityStreamTest {
         }
     }
 
-    @Property(tries = 300)
-    void readAllStopsOneBytePastTheLimit(
-            @ForAll @IntRange(min = 0, max = 20_000) int size, @ForAll @IntRange(min = 1, max = 20_000) int limit)
-            throws IOException {
+    @Test
+    void readAllStopsOneBytePastTheLimit() {
+        qt().withExamples(300).forAll(ints(0, 20_000), ints(1, 20_000)).checkAssert((size, limit) -> {
+            try {
+                readAllUnder(size, limit);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+    }
+
+    private static void readAllUnder(int size, int limit) throws IOException {
         CountingStream source = new CountingStream(new byte[size]);
         if (size <= limit) {
             assertEquals(size, BoundedEntityStream.readAll(source, limit).length);
@@ -80,7 +98,7 @@ class BoundedEntityStreamTest {
         }
     }
 
-    @Example
+    @Test
     void aBodyThatBreaksOffIsTheClientsFaultNotAnIoErrorOfTheServer() {
         InputStream broken = new InputStream() {
             @Override
@@ -91,6 +109,24 @@ class BoundedEntityStreamTest {
         RequestBodyUnreadableException e = assertThrows(
                 RequestBodyUnreadableException.class, () -> new BoundedEntityStream(broken, 10).read(new byte[4]));
         assertTrue(e.getCause() instanceof EOFException);
+    }
+
+    /**
+     * An int of {@code [min, max]}: one time in ten an edge of the range (each end, one in from each
+     * end, and -2 to 2 where inside), otherwise as often near {@code min} (within a power of two of
+     * it, the power drawn first, so that single bytes, small buffers and small bodies come often) as
+     * anywhere in the range.
+     */
+    private static Gen<Integer> ints(int min, int max) {
+        List<Integer> edges = IntStream.of(min, min + 1, -2, -1, 0, 1, 2, max - 1, max)
+                .filter(v -> v >= min && v <= max)
+                .distinct()
+                .boxed()
+                .toList();
+        Gen<Integer> nearMin = integers()
+                .between(0, 32 - Integer.numberOfLeadingZeros(max - min))
+                .flatMap(bits -> integers().between(min, (int) Math.min(max, min + (1L << bits) - 1)));
+        return integers().between(min, max).mix(nearMin).mix(Generate.pick(edges), 10);
     }
 
     /** A body source that counts what was taken from it. */

@@ -3,14 +3,16 @@ package dev.outbox.consumer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
 
 import java.nio.charset.StandardCharsets;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import java.util.List;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
 
 /**
  * A registration's name becomes a PostgreSQL identifier ({@code flyway_<name>_history}) and its
@@ -27,18 +29,38 @@ class ConsumerRegistrationTest {
         public void apply(InboundMessage message) {}
     }
 
-    @Provide
-    Arbitrary<String> names() {
-        return Arbitraries.oneOf(
-                // near the rule: its characters and the ones next to it (hyphen, upper case, space, dot), every length
-                // around the limit
-                Arbitraries.strings().withChars("abcxyz019_-A .").ofMinLength(0).ofMaxLength(45),
-                // and anything at all: upper case, hyphens, spaces, NUL, non-ASCII, surrogates
-                Arbitraries.strings().all().ofMaxLength(70));
+    Gen<String> names() {
+        List<Character> nearTheRule =
+                "abcxyz019_-A .".chars().mapToObj(c -> (char) c).toList();
+        return Generate.oneOf(
+                        // near the rule: its characters and the ones next to it (hyphen, upper case, space, dot), every
+                        // length around the limit
+                        strings(Generate.pick(nearTheRule), 45),
+                        // and anything at all: upper case, hyphens, spaces, NUL, non-ASCII, surrogates (any UTF-16
+                        // unit)
+                        strings(integers().between(0, 0xFFFF).map(c -> (char) c.intValue()), 70))
+                // one name in ten an edge: empty, or one character (the first and last of the rule's set, NUL, a
+                // blank, U+FFFF)
+                .mix(Generate.pick(List.of("", "a", ".", "\0", " ", "\uffff")), 10)
+                // printed with every character outside printable ASCII escaped
+                .describedAs(name -> name.chars()
+                        .mapToObj(c -> c >= 0x20 && c < 0x7f ? String.valueOf((char) c) : String.format("\\u%04x", c))
+                        .collect(Collectors.joining("", "'", "'")));
     }
 
-    @Property(tries = 2_000)
-    void aNameIsAcceptedExactlyWhenItFollowsTheRule(@ForAll("names") String name) {
+    /** Strings of 0 to {@code maxLength} characters drawn from {@code chars}. */
+    private static Gen<String> strings(Gen<Character> chars, int maxLength) {
+        return lists().of(chars)
+                .ofSizeBetween(0, maxLength)
+                .map(cs -> cs.stream().map(String::valueOf).collect(Collectors.joining()));
+    }
+
+    @Test
+    void aNameIsAcceptedExactlyWhenItFollowsTheRule() {
+        qt().withExamples(2_000).forAll(names()).checkAssert(name -> acceptedExactlyWhenItFollowsTheRule(name));
+    }
+
+    private static void acceptedExactlyWhenItFollowsTheRule(String name) {
         if (name.matches("[a-z][a-z0-9_]{0,39}")) {
             ConsumerRegistration r =
                     ConsumerRegistration.builder(name, "q", NoEffect.class).build();

@@ -3,15 +3,18 @@ package dev.outbox.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.StringLength;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
 
 /** A declaration reads what it declares: its range, its choices, its default, nothing else. */
 class SettingTest {
@@ -26,8 +29,14 @@ class SettingTest {
     private static final Setting<Integer> PER_CONSUMER =
             Setting.integer("OUTBOX_<CONSUMER>_PREFETCH", 50, 1, 10_000, "per consumer");
 
-    @Property(tries = 500)
-    void anIntegerIsAcceptedExactlyInsideItsRange(@ForAll @IntRange(min = -10, max = 70_000) int value) {
+    @Test
+    void anIntegerIsAcceptedExactlyInsideItsRange() {
+        qt().withExamples(500)
+                .forAll(ints(-10, 70_000, 65_534, 65_535, 65_536))
+                .checkAssert(value -> acceptedInsideItsRange(value));
+    }
+
+    private static void acceptedInsideItsRange(int value) {
         Settings s = new Settings(Map.of("OUTBOX_TEST_WINDOW", Integer.toString(value)));
         if (value >= 1 && value <= 65_535) {
             assertEquals(value, s.get(WINDOW));
@@ -37,36 +46,45 @@ class SettingTest {
         }
     }
 
-    @Property(tries = 500)
-    void oneOfAcceptsOnlyItsChoices(@ForAll @StringLength(min = 1, max = 12) String value) {
-        Settings s = new Settings(Map.of("OUTBOX_TEST_MODE", value));
-        String trimmed = value.strip();
-        if (value.isBlank()) {
-            assertEquals("polling", s.get(MODE), "blank is unset: the default");
-        } else if (trimmed.equals("polling") || trimmed.equals("cdc")) {
-            assertEquals(trimmed, s.get(MODE));
-        } else {
-            ConfigurationException e = assertThrows(ConfigurationException.class, () -> s.get(MODE));
-            assertTrue(e.getMessage().contains("OUTBOX_TEST_MODE"), e.getMessage());
-        }
+    @Test
+    void oneOfAcceptsOnlyItsChoices() {
+        qt().withExamples(500).forAll(strings(1, 12)).checkAssert(value -> {
+            Settings s = new Settings(Map.of("OUTBOX_TEST_MODE", value));
+            String trimmed = value.strip();
+            if (value.isBlank()) {
+                assertEquals("polling", s.get(MODE), "blank is unset: the default");
+            } else if (trimmed.equals("polling") || trimmed.equals("cdc")) {
+                assertEquals(trimmed, s.get(MODE));
+            } else {
+                ConfigurationException e = assertThrows(ConfigurationException.class, () -> s.get(MODE));
+                assertTrue(e.getMessage().contains("OUTBOX_TEST_MODE"), e.getMessage());
+            }
+        });
     }
 
-    @Property(tries = 500)
-    void matchingAcceptsOnlyWhatItsPatternDoes(@ForAll @StringLength(min = 1, max = 70) String value) {
-        Settings s = new Settings(Map.of("OUTBOX_TEST_SLOT", value));
-        String trimmed = value.strip();
-        if (value.isBlank()) {
-            assertEquals("outbox_relay", s.get(SLOT));
-        } else if (trimmed.matches("[a-z0-9_]{1,63}")) {
-            assertEquals(trimmed, s.get(SLOT));
-        } else {
-            assertThrows(ConfigurationException.class, () -> s.get(SLOT));
-        }
+    @Test
+    void matchingAcceptsOnlyWhatItsPatternDoes() {
+        qt().withExamples(500).forAll(strings(1, 70)).checkAssert(value -> {
+            Settings s = new Settings(Map.of("OUTBOX_TEST_SLOT", value));
+            String trimmed = value.strip();
+            if (value.isBlank()) {
+                assertEquals("outbox_relay", s.get(SLOT));
+            } else if (trimmed.matches("[a-z0-9_]{1,63}")) {
+                assertEquals(trimmed, s.get(SLOT));
+            } else {
+                assertThrows(ConfigurationException.class, () -> s.get(SLOT));
+            }
+        });
     }
 
-    @Property(tries = 300)
-    void aControlCharacterAnywhereStopsStartUpNamingTheVariable(
-            @ForAll @IntRange(min = 0, max = 0x9f) int control, @ForAll @IntRange(min = 0, max = 6) int at) {
+    @Test
+    void aControlCharacterAnywhereStopsStartUpNamingTheVariable() {
+        qt().withExamples(300)
+                .forAll(ints(0, 0x9f), ints(0, 6))
+                .checkAssert((control, at) -> controlCharacterStopsStartUp(control, at));
+    }
+
+    private static void controlCharacterStopsStartUp(int control, int at) {
         if (!Character.isISOControl(control) || Character.isWhitespace(control)) {
             return; // whitespace at either end is trimmed; that is covered above
         }
@@ -74,6 +92,40 @@ class SettingTest {
         ConfigurationException e = assertThrows(
                 ConfigurationException.class, () -> new Settings(Map.of("OUTBOX_TEST_MODE", value)).get(MODE));
         assertTrue(e.getMessage().startsWith("OUTBOX_TEST_MODE contains the control character U+"), e.getMessage());
+    }
+
+    /**
+     * An int of {@code [min, max]}, one time in ten an edge of the range: each end, one in from each
+     * end, and -2 to 2 where inside, and {@code alsoEdges} (a setting's own bounds and their neighbours).
+     */
+    private static Gen<Integer> ints(int min, int max, int... alsoEdges) {
+        List<Integer> edges = IntStream.concat(
+                        IntStream.of(min, min + 1, -2, -1, 0, 1, 2, max - 1, max), IntStream.of(alsoEdges))
+                .filter(v -> v >= min && v <= max)
+                .distinct()
+                .boxed()
+                .toList();
+        return integers().between(min, max).mix(Generate.pick(edges), 10);
+    }
+
+    /**
+     * Strings of {@code minLength} to {@code maxLength} UTF-16 units, each any character but a
+     * surrogate, a noncharacter (U+FDD0 to U+FDEF, U+FFFE, U+FFFF) or one of private use (U+E000 to
+     * U+F8FF); one time in ten a single NUL or a single blank instead.
+     */
+    private static Gen<String> strings(int minLength, int maxLength) {
+        // 0000-D7FF, F900-FDCF, FDF0-FFFD, counted through in that order
+        Gen<Character> chars = integers().between(0, 0xD800 + 0x4D0 + 0x20E - 1).map(i -> {
+            int c = i < 0xD800 ? i : i < 0xD800 + 0x4D0 ? 0xF900 + i - 0xD800 : 0xFDF0 + i - 0xD800 - 0x4D0;
+            return (char) c;
+        });
+        return lists().of(chars)
+                .ofSizeBetween(minLength, maxLength)
+                .map(cs -> cs.stream().map(String::valueOf).collect(Collectors.joining()))
+                .mix(Generate.pick(List.of("\0", " ")), 10)
+                .describedAs(s -> s.chars()
+                        .mapToObj(c -> c >= 0x20 && c < 0x7f ? String.valueOf((char) c) : String.format("\\u%04x", c))
+                        .collect(Collectors.joining("", "'", "'")));
     }
 
     @Test

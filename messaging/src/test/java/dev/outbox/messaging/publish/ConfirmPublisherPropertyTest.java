@@ -2,6 +2,9 @@ package dev.outbox.messaging.publish;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
 
 import com.rabbitmq.client.AMQP;
 import dev.outbox.kernel.outbox.ErrorCode;
@@ -22,11 +25,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.api.Pair;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
 
 /**
  * The publisher's one promise, over generated histories: a message is reported confirmed only if
@@ -54,36 +56,42 @@ class ConfirmPublisherPropertyTest {
 
     record Return(double fraction) implements Step {}
 
-    @Provide
-    Arbitrary<List<Step>> histories() {
-        Arbitrary<Step> step = Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(6, Arbitraries.just(new Good())),
-                net.jqwik.api.Tuple.of(
-                        2,
-                        Arbitraries.of(
-                                        "correlationId",
-                                        "type",
-                                        "routingKey",
-                                        "headerName",
-                                        "bigInteger",
-                                        "decimal",
-                                        "frame",
-                                        "body")
-                                .map(Poison::new)),
-                net.jqwik.api.Tuple.of(1, Arbitraries.of(true, false).map(Surprise::new)),
-                net.jqwik.api.Tuple.of(
-                        4,
-                        net.jqwik.api.Combinators.combine(
-                                        Arbitraries.doubles().between(0, 1), Arbitraries.of(true, false))
-                                .as(Ack::new)),
-                net.jqwik.api.Tuple.of(1, Arbitraries.doubles().between(0, 1).map(Nack::new)),
-                net.jqwik.api.Tuple.of(1, Arbitraries.doubles().between(0, 1).map(Return::new)));
-        return step.list().ofMinSize(1).ofMaxSize(60);
+    Gen<List<Step>> histories() {
+        // a fraction of hundredths, 0.00 to 1.00; one in ten an edge: 0, 0.01, 1
+        Gen<Double> fraction = integers()
+                .between(0, 100)
+                .mix(Generate.pick(List.of(0, 1, 100)), 10)
+                .map(hundredths -> hundredths / 100.0);
+        Gen<Step> good = Generate.constant(new Good());
+        Gen<Step> poison = Generate.pick(List.of(
+                        "correlationId", "type", "routingKey", "headerName", "bigInteger", "decimal", "frame", "body"))
+                .map(kind -> new Poison(kind));
+        Gen<Step> surprise = Generate.booleans().map(encodingRefusal -> new Surprise(encodingRefusal));
+        Gen<Step> ack = fraction.zip(Generate.booleans(), (f, multiple) -> new Ack(f, multiple));
+        Gen<Step> nack = fraction.map(f -> new Nack(f));
+        Gen<Step> ret = fraction.map(f -> new Return(f));
+        Gen<Step> step = Generate.frequency(
+                Pair.of(6, good),
+                Pair.of(2, poison),
+                Pair.of(1, surprise),
+                Pair.of(4, ack),
+                Pair.of(1, nack),
+                Pair.of(1, ret));
+        return lists().of(step).ofSizeBetween(1, 60);
     }
 
-    @Property(tries = 400)
-    void aConfirmIsOnlyEverReportedForTheMessageTheBrokerAcked(
-            @ForAll("histories") List<Step> history, @ForAll boolean traced) throws Exception {
+    @Test
+    void aConfirmIsOnlyEverReportedForTheMessageTheBrokerAcked() {
+        qt().withExamples(400).forAll(histories(), Generate.booleans()).checkAssert((history, traced) -> {
+            try {
+                onlyTheAckedMessageIsReportedConfirmed(history, traced);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+    }
+
+    private static void onlyTheAckedMessageIsReportedConfirmed(List<Step> history, boolean traced) throws Exception {
         InMemorySpanExporter exported = InMemorySpanExporter.create();
         SdkTracerProvider tracing = SdkTracerProvider.builder()
                 .addSpanProcessor(SimpleSpanProcessor.create(exported))

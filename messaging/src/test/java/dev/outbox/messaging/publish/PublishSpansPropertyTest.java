@@ -3,6 +3,10 @@ package dev.outbox.messaging.publish;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
+import static org.quicktheories.generators.SourceDSL.longs;
 
 import com.rabbitmq.client.AMQP;
 import dev.outbox.Traceparent;
@@ -11,12 +15,12 @@ import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
 
 /**
  * The stored {@code traceparent} a publish span continues is whatever a row's {@code headers}
@@ -32,28 +36,69 @@ class PublishSpansPropertyTest {
                     .build())
             .build());
 
-    @Provide
-    Arbitrary<Object> storedValues() {
-        Arbitrary<String> hex32 =
-                Arbitraries.strings().withChars("0123456789abcdef").ofLength(32);
-        Arbitrary<String> hex16 =
-                Arbitraries.strings().withChars("0123456789abcdef").ofLength(16);
-        Arbitrary<String> shaped = net.jqwik.api.Combinators.combine(
-                        Arbitraries.of("00", "01", "ff", "0g", "0"),
+    /**
+     * A {@code traceparent}'s shape with each part right or wrong (hex ids, all zeros and all
+     * {@code f} among them one time in ten), any string up to 300 characters, a valid-looking one
+     * with an all-zero trace id, any long (its edges one time in ten), or none.
+     */
+    Gen<Object> storedValues() {
+        List<Character> hexDigits =
+                "0123456789abcdef".chars().mapToObj(c -> (char) c).toList();
+        Gen<String> hex32 = hex(hexDigits, 32);
+        Gen<String> hex16 = hex(hexDigits, 16);
+        Gen<String> shaped = Generate.pick(List.of("00", "01", "ff", "0g", "0"))
+                .zip(
                         hex32,
                         hex16,
-                        Arbitraries.of("00", "01", "ff", "zz"))
-                .as((v, t, s, f) -> v + "-" + t + "-" + s + "-" + f);
-        return Arbitraries.oneOf(
+                        Generate.pick(List.of("00", "01", "ff", "zz")),
+                        (v, t, s, f) -> v + "-" + t + "-" + s + "-" + f);
+        // any character but a surrogate, a noncharacter (U+FDD0 to U+FDEF, U+FFFE, U+FFFF) or one of
+        // private use (U+E000 to U+F8FF): 0000-D7FF, F900-FDCF, FDF0-FFFD counted through in that order
+        Gen<Character> character = integers()
+                .between(0, 0xD800 + 0x4D0 + 0x20E - 1)
+                .map(i -> {
+                    int c = i < 0xD800 ? i : i < 0xD800 + 0x4D0 ? 0xF900 + i - 0xD800 : 0xFDF0 + i - 0xD800 - 0x4D0;
+                    return (char) c;
+                });
+        Gen<String> anyString = lists().of(character)
+                .ofSizeBetween(0, 300)
+                .map(cs -> cs.stream().map(String::valueOf).collect(Collectors.joining()))
+                .mix(Generate.pick(List.of("", "\0", " ")), 10);
+        Gen<Long> anyLong = longs().all()
+                .mix(
+                        Generate.pick(List.of(
+                                Long.MIN_VALUE,
+                                Long.MIN_VALUE + 1,
+                                -2L,
+                                -1L,
+                                0L,
+                                1L,
+                                2L,
+                                Long.MAX_VALUE - 1,
+                                Long.MAX_VALUE)),
+                        10);
+        return Generate.oneOf(
                 shaped.map(o -> (Object) o),
-                Arbitraries.strings().ofMaxLength(300).map(o -> (Object) o),
-                Arbitraries.just((Object) ("00-" + "0".repeat(32) + "-" + "1".repeat(16) + "-01")),
-                Arbitraries.longs().map(o -> (Object) o),
-                Arbitraries.just((Object) null));
+                anyString.map(o -> (Object) o),
+                Generate.constant((Object) ("00-" + "0".repeat(32) + "-" + "1".repeat(16) + "-01")),
+                anyLong.map(o -> (Object) o),
+                Generate.constant((Object) null));
     }
 
-    @Property(tries = 1_000)
-    void everyMessageLeavesWithItsOwnSpansValidTraceparent(@ForAll("storedValues") Object stored) {
+    /** {@code length} hex digits; one time in ten all zeros or all {@code f}. */
+    private static Gen<String> hex(List<Character> hexDigits, int length) {
+        return lists().of(Generate.pick(hexDigits))
+                .ofSize(length)
+                .map(cs -> cs.stream().map(String::valueOf).collect(Collectors.joining()))
+                .mix(Generate.pick(List.of("0".repeat(length), "f".repeat(length))), 10);
+    }
+
+    @Test
+    void everyMessageLeavesWithItsOwnSpansValidTraceparent() {
+        qt().withExamples(1_000).forAll(storedValues()).checkAssert(stored -> leavesWithItsOwnTraceparent(stored));
+    }
+
+    private void leavesWithItsOwnTraceparent(Object stored) {
         Map<String, Object> headers = new HashMap<>(Map.of("message_type", "order.created"));
         if (stored != null) {
             headers.put("traceparent", stored);

@@ -13,12 +13,9 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
-import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
-import net.jqwik.api.RandomGenerator;
-import net.jqwik.api.sessions.JqwikSession;
 
 /**
  * {@code --generated-rows N}: outbox rows as any SQL client may write them ({@link GeneratedRows}:
@@ -79,36 +76,42 @@ final class GeneratedLoad {
     }
 
     private void write() {
-        // the seed draws the rows, as it draws the faults: a run can be replayed with the same rows
-        JqwikSession.start(Long.toString(seed));
         long started = System.nanoTime();
         long every = Math.max(1, window.toNanos() / total);
         try (RowWriter rows = new RowWriter(env.dataSource());
                 Connection c = env.connection();
                 PreparedStatement mark = c.prepareStatement("INSERT INTO chaos_generated (id) VALUES (?)")) {
-            RandomGenerator<GeneratedRows.Row> generator = GeneratedRows.rows().generator(1_000);
-            Random random = JqwikSession.getRandom().orElseThrow();
-            for (int n = 0; n < total && running; n++) {
-                long due = started + n * every;
-                long wait = due - System.nanoTime();
-                if (wait > 0) {
-                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+            AtomicLong n = new AtomicLong();
+            // the seed draws the rows, as it draws the faults: a run can be replayed with the same rows.
+            // Each row is drawn when it is due and written at once, so that a row generated to come due
+            // a few seconds after its insert does
+            GeneratedRows.draw(seed, generated -> {
+                if (!running) {
+                    return false;
                 }
-                GeneratedRows.Row row = keptFromTheLedger(generator.next(random).value());
+                GeneratedRows.Row row = keptFromTheLedger(generated);
                 mark.setObject(1, row.id());
                 mark.executeUpdate();
                 writeOne(rows, row);
                 lastWriteNanos = System.nanoTime();
-            }
+                long next = n.incrementAndGet();
+                if (next == total) {
+                    return false;
+                }
+                long wait = started + next * every - System.nanoTime();
+                if (wait > 0) {
+                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                }
+                return true;
+            });
             refused = rows.refusedBySqlState();
             firstRefusal = rows.firstRefusal();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (SQLException | RuntimeException e) {
+        } catch (Exception e) {
+            // SQLException or unchecked; the sink above throws nothing else
             failure = e.toString();
             System.out.println("[chaos] the generated rows' writer stopped: " + e);
-        } finally {
-            JqwikSession.finish();
         }
     }
 

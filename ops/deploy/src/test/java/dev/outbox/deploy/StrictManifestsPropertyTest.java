@@ -1,6 +1,8 @@
 package dev.outbox.deploy;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.lists;
 
 import dev.outbox.deploy.ManifestFiles.Document;
 import dev.outbox.deploy.Positions.Position;
@@ -9,12 +11,13 @@ import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.util.ArrayList;
 import java.util.List;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
@@ -38,60 +41,69 @@ class StrictManifestsPropertyTest {
         }
     }
 
-    @Property(tries = 1500)
-    void aKeyTheApiDoesNotHaveIsRefusedAtEveryObject(@ForAll("unknownKeys") Mutant mutant) {
-        assertThrows(InvalidManifest.class, () -> strict.read(mutant.tree(), mutant.where()), mutant.where());
+    @Test
+    void aKeyTheApiDoesNotHaveIsRefusedAtEveryObject() {
+        qt().withExamples(1500)
+                .forAll(unknownKeys())
+                .checkAssert(mutant -> assertThrows(
+                        InvalidManifest.class, () -> strict.read(mutant.tree(), mutant.where()), mutant.where()));
     }
 
-    @Property(tries = 1500)
-    void aValueOfAnotherTypeIsRefusedAtEveryScalar(@ForAll("wrongTypes") Mutant mutant) {
-        assertThrows(InvalidManifest.class, () -> strict.read(mutant.tree(), mutant.where()), mutant.where());
+    @Test
+    void aValueOfAnotherTypeIsRefusedAtEveryScalar() {
+        qt().withExamples(1500)
+                .forAll(wrongTypes())
+                .checkAssert(mutant -> assertThrows(
+                        InvalidManifest.class, () -> strict.read(mutant.tree(), mutant.where()), mutant.where()));
     }
 
-    @Provide
-    Arbitrary<Mutant> unknownKeys() {
-        List<Arbitrary<Mutant>> each = new ArrayList<>();
+    /**
+     * Any object of any document, chosen first, given a key of 1 to 16 characters (a-z, _, -, A, Z,
+     * 0) its type does not have; one key in ten a single character (a, z, _, -, A, Z or 0).
+     */
+    Gen<Mutant> unknownKeys() {
+        List<Character> keyChars = Stream.concat(
+                        IntStream.rangeClosed('a', 'z').mapToObj(c -> (char) c), Stream.of('_', '-', 'A', 'Z', '0'))
+                .toList();
+        Gen<String> keys = lists().of(Generate.pick(keyChars))
+                .ofSizeBetween(1, 16)
+                .map(cs -> cs.stream().map(String::valueOf).collect(Collectors.joining()))
+                .mix(Generate.pick(List.of("a", "z", "_", "-", "A", "Z", "0")), 10);
+        List<Gen<Mutant>> each = new ArrayList<>();
         for (Document doc : DOCUMENTS) {
             for (Position at : Positions.of(doc.tree()).objects) {
-                each.add(Arbitraries.strings()
-                        .withCharRange('a', 'z')
-                        .withChars('_', '-', 'A', 'Z', '0')
-                        .ofMinLength(1)
-                        .ofMaxLength(16)
-                        .filter(k -> !StrictManifests.fieldNames(at.type()).contains(k))
-                        .map(key -> {
-                            JsonNode copy = doc.tree().deepCopy();
-                            ((ObjectNode) copy.at(at.at())).put(key, "x");
-                            return new Mutant(doc.where() + " " + at.at() + "/" + key + " added", copy);
-                        }));
+                Set<String> known = StrictManifests.fieldNames(at.type());
+                each.add(keys.assuming(k -> !known.contains(k)).map(key -> {
+                    JsonNode copy = doc.tree().deepCopy();
+                    ((ObjectNode) copy.at(at.at())).put(key, "x");
+                    return new Mutant(doc.where() + " " + at.at() + "/" + key + " added", copy);
+                }));
             }
         }
-        return Arbitraries.oneOf(each);
+        return Generate.pick(each).flatMap(mutant -> mutant);
     }
 
-    @Provide
-    Arbitrary<Mutant> wrongTypes() {
-        List<Arbitrary<Mutant>> each = new ArrayList<>();
+    /** Any scalar of any document, chosen first, given one of the values of another type for it. */
+    Gen<Mutant> wrongTypes() {
+        List<Gen<Mutant>> each = new ArrayList<>();
         for (Document doc : DOCUMENTS) {
             for (Position at : Positions.of(doc.tree()).scalars) {
                 JsonNode original = doc.tree().at(at.at());
-                each.add(Combinators.combine(Arbitraries.of(wrong(at.type(), original)), Arbitraries.integers())
-                        .as((replacement, unused) -> {
-                            JsonNode copy = doc.tree().deepCopy();
-                            JsonNode parent = copy.at(at.at().head());
-                            String last = at.at().last().getMatchingProperty();
-                            if (parent.isArray()) {
-                                ((tools.jackson.databind.node.ArrayNode) parent)
-                                        .set(at.at().last().getMatchingIndex(), replacement);
-                            } else {
-                                ((ObjectNode) parent).set(last, replacement);
-                            }
-                            return new Mutant(
-                                    doc.where() + " " + at.at() + " " + original + " -> " + replacement, copy);
-                        }));
+                each.add(Generate.pick(wrong(at.type(), original)).map(replacement -> {
+                    JsonNode copy = doc.tree().deepCopy();
+                    JsonNode parent = copy.at(at.at().head());
+                    String last = at.at().last().getMatchingProperty();
+                    if (parent.isArray()) {
+                        ((tools.jackson.databind.node.ArrayNode) parent)
+                                .set(at.at().last().getMatchingIndex(), replacement);
+                    } else {
+                        ((ObjectNode) parent).set(last, replacement);
+                    }
+                    return new Mutant(doc.where() + " " + at.at() + " " + original + " -> " + replacement, copy);
+                }));
             }
         }
-        return Arbitraries.oneOf(each);
+        return Generate.pick(each).flatMap(mutant -> mutant);
     }
 
     /** Values the API refuses where it wants {@code type}, starting from the one written there. */

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
 
 import dev.outbox.testkit.EnvFile;
 import java.io.ByteArrayOutputStream;
@@ -22,15 +25,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AfterContainer;
-import net.jqwik.api.lifecycle.BeforeContainer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.api.Pair;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
 
 /**
  * {@code ops/cluster.sh}'s settings file loads the way the README says, in a real bash: the
@@ -56,7 +58,7 @@ class ClusterEnvFileTest {
     private static Path fakeBin;
     private static int generatedValues;
 
-    @BeforeContainer
+    @BeforeAll
     static void makeFakes() throws IOException {
         work = Files.createTempDirectory("cluster-env-test");
         fakeBin = Files.createDirectories(work.resolve("bin"));
@@ -64,7 +66,7 @@ class ClusterEnvFileTest {
         executable(fakeBin.resolve("mvn"), "#!/bin/sh\necho '[fake mvn] nothing built' >&2\n");
     }
 
-    @AfterContainer
+    @AfterAll
     static void removeFakes() throws IOException {
         System.out.println("[cluster-env] generated values through bash and EnvFile: " + generatedValues);
         try (Stream<Path> files = Files.walk(work)) {
@@ -74,7 +76,7 @@ class ClusterEnvFileTest {
         }
     }
 
-    @Example
+    @Test
     void theReadmeLineHandsEveryClusterSettingToTheProcessesRunShStarts() throws Exception {
         Path dir = Files.createTempDirectory(work, "cluster");
         Path file = dir.resolve("cluster.env");
@@ -89,7 +91,7 @@ class ClusterEnvFileTest {
         assertEquals(CLUSTER, EnvFile.read(file), "the tools that read the file without a shell");
     }
 
-    @Example
+    @Test
     void runShSaysFirstWhenAMissingVariableMakesItStartEmbeddedServices() throws Exception {
         Shell none = bash(Map.of(), "ops/run.sh", new byte[0]);
         assertEquals(0, none.exit(), none.stderr());
@@ -114,10 +116,22 @@ class ClusterEnvFileTest {
      * Generated values, the shell's own characters over-represented (quotes, backslashes, {@code &},
      * {@code $}, backquotes, blanks, newlines, {@code #}), with letters, non-ASCII and astral
      * characters: each written by {@code cluster.sh}'s {@code env_assignment}, loaded by the README's
-     * line, and seen by the started process exactly as it was; {@link EnvFile} reads the same.
+     * line, and seen by the started process exactly as it was; {@link EnvFile} reads the same. Each
+     * example starts bash twice, so shrinking a failure stops after 500 attempts (QuickTheories'
+     * default is 100,000); the seed the failure prints replays it with {@code -DQT_SEED=<seed>}.
      */
-    @Property(tries = 150)
-    void everyValueReachesTheStartedProcessAsItWas(@ForAll("values") List<String> values) throws Exception {
+    @Test
+    void everyValueReachesTheStartedProcessAsItWas() {
+        qt().withExamples(150).withShrinkCycles(500).forAll(values()).checkAssert(values -> {
+            try {
+                reachesTheStartedProcessAsItWas(values);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+    }
+
+    private static void reachesTheStartedProcessAsItWas(List<String> values) throws Exception {
         Map<String, String> settings = new LinkedHashMap<>();
         for (int i = 0; i < values.size(); i++) {
             settings.put("OUTBOX_GENERATED_" + i, values.get(i));
@@ -143,9 +157,8 @@ class ClusterEnvFileTest {
         Files.delete(file);
     }
 
-    @Provide
-    Arbitrary<List<String>> values() {
-        Arbitrary<String> shellish = Arbitraries.of(
+    Gen<List<String>> values() {
+        Gen<String> shellish = Generate.pick(List.of(
                 "'",
                 "''",
                 "\\",
@@ -181,17 +194,37 @@ class ClusterEnvFileTest {
                 "\u00df",
                 "\u4e2d",
                 "\ud83d\ude00",
-                "\u00a0");
-        Arbitrary<String> plain = Arbitraries.strings()
-                .withCharRange(' ', '~')
-                .withCharRange('\u00a1', '\u024f')
-                .ofMaxLength(12);
-        Arbitrary<String> value =
-                Arbitraries.oneOf(shellish, plain).list().ofMaxSize(10).map(parts -> String.join("", parts));
-        return value.list().ofMinSize(1).ofMaxSize(6);
+                "\u00a0"));
+        // ' ' to '~' and U+00A1 to U+024F, counted through in that order
+        Gen<Character> plainChar = integers()
+                .between(0, ('~' - ' ' + 1) + (0x024f - 0x00a1 + 1) - 1)
+                .map(i -> {
+                    int c = i <= '~' - ' ' ? ' ' + i : 0x00a1 + i - ('~' - ' ' + 1);
+                    return (char) c;
+                });
+        Gen<String> plain = lists().of(plainChar)
+                .ofSizeBetween(0, 12)
+                .map(cs -> cs.stream().map(String::valueOf).collect(Collectors.joining()))
+                // one in ten an edge: empty, or a single character at an end of a range, or a blank
+                .mix(Generate.pick(List.of("", " ", "~", "\u00a1", "\u024f")), 10);
+        // a shell string or a plain one, as often each; the shell's listed first, so a failure shrinks towards them
+        Gen<String> value = lists().of(Generate.frequency(Pair.of(1, shellish), Pair.of(1, plain)))
+                .ofSizeBetween(0, 10)
+                .map(parts -> String.join("", parts));
+        return lists().of(value)
+                .ofSizeBetween(1, 6)
+                // each value in double quotes, a backslash, double quote, newline and tab escaped as in Java
+                .describedAs(vs -> vs.stream()
+                        .map(v -> '"'
+                                + v.replace("\\", "\\\\")
+                                        .replace("\"", "\\\"")
+                                        .replace("\n", "\\n")
+                                        .replace("\t", "\\t")
+                                + '"')
+                        .collect(Collectors.joining(", ", "[", "]")));
     }
 
-    @Example
+    @Test
     void theReaderRefusesWhatTheShellWouldNotReadAsTheValue() {
         IllegalArgumentException e = assertThrows(
                 IllegalArgumentException.class,

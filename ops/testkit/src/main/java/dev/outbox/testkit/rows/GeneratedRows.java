@@ -1,13 +1,26 @@
 package dev.outbox.testkit.rows;
 
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
+import static org.quicktheories.generators.SourceDSL.longs;
+import static org.quicktheories.generators.SourceDSL.strings;
+
 import java.math.BigInteger;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.UUID;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.Tuple;
+import org.quicktheories.api.AsString;
+import org.quicktheories.api.Pair;
+import org.quicktheories.core.Gen;
+import org.quicktheories.core.NoGuidance;
+import org.quicktheories.core.Reporter;
+import org.quicktheories.core.Strategy;
+import org.quicktheories.generators.Generate;
 
 /**
  * Rows as any SQL client may insert them into {@code message_outbox}, generated over every
@@ -20,6 +33,10 @@ import net.jqwik.api.Tuple;
  *
  * <p>Every row is a {@link Row}; {@link #ordinary(int)} makes the plain rows interleaved with the
  * generated ones, whose publication must not be held up by them.
+ *
+ * <p>One QuickTheories generator, {@link #rows()}, defines every column's range. Tests take it, or
+ * {@link #batches(int)} of it, under their own QuickTheories seed; a tool draws from it with a seed
+ * of its own ({@link #draw}, {@link #sample}): the same seed, the same rows.
  */
 public final class GeneratedRows {
     /** The shared aggregates some generated rows fall into, so that ordering meets odd rows too. */
@@ -58,6 +75,29 @@ public final class GeneratedRows {
             String traceId,
             String tenantId,
             boolean ordinary) {
+
+        /** The same row with another id. */
+        public Row withId(UUID newId) {
+            return new Row(
+                    newId,
+                    aggregateType,
+                    aggregateId,
+                    aggregateVersion,
+                    messageType,
+                    messageVersion,
+                    exchangeName,
+                    routingKey,
+                    payload,
+                    headers,
+                    attemptCount,
+                    nextAttemptAt,
+                    createdAt,
+                    correlationId,
+                    causationId,
+                    traceId,
+                    tenantId,
+                    ordinary);
+        }
 
         /** The same row with another routing key. */
         public Row withRoutingKey(String key) {
@@ -132,153 +172,267 @@ public final class GeneratedRows {
                 false);
     }
 
-    /** Any row a SQL client may write (or try to). */
-    public static Arbitrary<Row> rows() {
-        Arbitrary<String> aggregateId = Arbitraries.frequencyOf(
-                Tuple.of(10, Arbitraries.create(() -> UUID.randomUUID().toString())),
-                Tuple.of(4, Arbitraries.of(SHARED_AGGREGATES)),
-                Tuple.of(3, text()));
-        Arbitrary<Long> aggregateVersion = Arbitraries.frequencyOf(
-                Tuple.of(12, Arbitraries.just(null)),
-                // PostgreSQL keeps versions gapless per aggregate: 2 and up are refused unless
-                // they follow, which the shared aggregates sometimes do
-                Tuple.of(8, Arbitraries.just(1L)),
-                Tuple.of(3, Arbitraries.longs().between(2, 4)),
-                Tuple.of(1, Arbitraries.just(Long.MAX_VALUE)),
-                Tuple.of(1, Arbitraries.longs().between(5, Long.MAX_VALUE)),
-                Tuple.of(1, Arbitraries.of(0L, -1L, Long.MIN_VALUE)));
-        Arbitrary<String> messageType = Arbitraries.frequencyOf(
-                Tuple.of(10, Arbitraries.just("gen.row")),
-                Tuple.of(4, Arbitraries.of(CONTRACT_TYPES)),
-                Tuple.of(4, text()),
-                Tuple.of(1, bytesLong(256)));
-        Arbitrary<Integer> messageVersion = Arbitraries.frequencyOf(
-                Tuple.of(20, Arbitraries.just(1)),
-                Tuple.of(2, Arbitraries.integers().between(2, Integer.MAX_VALUE)),
-                Tuple.of(1, Arbitraries.of(Integer.MAX_VALUE, 0, -1)));
-        Arbitrary<String> exchange = Arbitraries.frequencyOf(
-                Tuple.of(30, Arbitraries.just("orders.events")),
-                Tuple.of(2, Arbitraries.just("")),
-                Tuple.of(2, Arbitraries.just("amq.topic")),
-                Tuple.of(2, text().map(t -> "gen.no-such-exchange." + t)),
-                Tuple.of(1, bytesLong(256)));
-        Arbitrary<String> routingKey = Arbitraries.frequencyOf(
-                Tuple.of(10, Arbitraries.just("gen.row")),
-                Tuple.of(5, text()),
-                Tuple.of(1, Arbitraries.just("")),
-                Tuple.of(2, Arbitraries.of(255, 256).map(n -> "k".repeat(n))),
-                Tuple.of(1, Arbitraries.just("é".repeat(128))));
-        Arbitrary<Integer> attempts = Arbitraries.frequencyOf(
-                Tuple.of(20, Arbitraries.just(0)),
-                Tuple.of(3, Arbitraries.integers().between(1, 10)),
-                Tuple.of(1, Arbitraries.integers().between(11, Integer.MAX_VALUE)),
-                Tuple.of(1, Arbitraries.of(Integer.MAX_VALUE, Integer.MAX_VALUE - 1, -1)));
-        Arbitrary<String> optionalText = Arbitraries.frequencyOf(
-                Tuple.of(6, Arbitraries.just(null)), Tuple.of(4, text()), Tuple.of(1, bytesLong(256)));
-
-        Arbitrary<Row> generated = Combinators.combine(
-                        Combinators.combine(
-                                        Arbitraries.frequencyOf(
-                                                Tuple.of(10, Arbitraries.just("gen")), Tuple.of(3, text())),
-                                        aggregateId,
-                                        aggregateVersion,
-                                        messageType,
-                                        messageVersion,
-                                        exchange,
-                                        routingKey,
-                                        payload())
-                                .as(Head::new),
-                        headers(),
-                        attempts,
-                        timestamp(),
-                        timestamp(),
-                        optionalText,
-                        optionalText,
-                        Combinators.combine(optionalText, optionalText).as(java.util.Arrays::asList))
-                .as((h, headers, attemptCount, next, created, corr, cause, traceAndTenant) -> new Row(
-                        UUID.randomUUID(),
-                        h.aggregateType,
-                        h.aggregateId,
-                        h.aggregateVersion,
-                        h.messageType,
-                        h.messageVersion,
-                        h.exchange,
-                        h.routingKey,
-                        h.payload,
-                        headers,
-                        attemptCount,
-                        next,
-                        created,
-                        corr,
-                        cause,
-                        traceAndTenant.get(0),
-                        traceAndTenant.get(1),
-                        false));
-        return generated;
+    /**
+     * Rows drawn from {@code seed}, one at a time, each handed to {@code sink} as it is generated,
+     * until the sink returns false. The same seed gives the same rows in the same order, run after
+     * run (times relative to now are taken when each row is drawn, so a tool that writes each row
+     * as it gets it writes rows that are due, or not yet due, as generated).
+     *
+     * <p>This is how a tool draws from {@link #rows()}, the one definition of every column's range.
+     * QuickTheories has no public way to draw from a generator directly (its {@code
+     * RandomnessSource} cannot be implemented outside its package), so the rows come from a
+     * QuickTheories run with a fixed seed: its examples, in order, are the rows. That run skips an
+     * example whose draws repeat an earlier one's (it compares a CRC32 of the draws), without
+     * passing it on, so a run of {@code n} examples may give fewer than {@code n} rows; the run here
+     * has no limit on examples and ends when the sink has had enough. Its first few examples are
+     * made from the generator's boundaries (draws at their shrink targets, their minimums, their
+     * maximums): rows at the edges, the same for every seed but for their ids (each row's id comes
+     * from the seed's own stream), then random ones. No system property ({@code QT_SEED}, {@code
+     * QT_EXAMPLES}, {@code QT_TESTING_TIME}, ...) changes the stream.
+     */
+    public static <E extends Exception> void draw(long seed, Sink<E> sink) throws E {
+        Throwable[] failure = new Throwable[1];
+        // the first examples are the same for every seed (every draw at its shrink target, its
+        // minimum, its maximum), ids included: each row gets an id of the seed's own, so that rows
+        // of two seeds never share one (and a second batch into the same table is no 23505)
+        SplittableRandom ids = new SplittableRandom(seed ^ 0x9E3779B97F4A7C15L);
+        qt(() -> new Strategy(
+                        // xorshift from a small seed (the tools' seeds are small numbers) starts poorly
+                        // mixed: the seed is spread over 64 bits first
+                        Strategy.defaultPRNG(new SplittableRandom(seed).nextLong()),
+                        Integer.MAX_VALUE, // examples: as many as the sink takes
+                        -1, // no time limit
+                        0, // no shrinking: the stop below is no failure to shrink
+                        10, // attempts per example (no generator here has assumptions)
+                        SILENT,
+                        prng -> new NoGuidance()))
+                .forAll(rows())
+                .checkAssert(row -> {
+                    boolean more;
+                    try {
+                        more = sink.accept(row.withId(new UUID(ids.nextLong(), ids.nextLong())));
+                    } catch (Throwable t) {
+                        failure[0] = t;
+                        more = false;
+                    }
+                    if (!more) {
+                        // the only way to end a QuickTheories run early: it takes this for a
+                        // falsification and hands it to the silent reporter
+                        throw new Stop();
+                    }
+                });
+        Throwable t = failure[0];
+        if (t instanceof RuntimeException r) {
+            throw r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        if (t != null) {
+            @SuppressWarnings("unchecked") // the sink throws only E, or unchecked
+            E e = (E) t;
+            throw e;
+        }
     }
 
-    private record Head(
-            String aggregateType,
-            String aggregateId,
-            Long aggregateVersion,
-            String messageType,
-            Integer messageVersion,
-            String exchange,
-            String routingKey,
-            String payload) {}
+    /**
+     * Exactly {@code count} rows drawn from {@code seed} ({@link #draw}): the same seed gives the
+     * same rows, run after run; times relative to now are taken when the rows are drawn.
+     */
+    public static List<Row> sample(long seed, int count) {
+        if (count < 0) {
+            throw new IllegalArgumentException("a count of rows, got " + count);
+        }
+        List<Row> rows = new ArrayList<>(count);
+        if (count > 0) {
+            draw(seed, row -> {
+                rows.add(row);
+                return rows.size() < count;
+            });
+        }
+        return rows;
+    }
+
+    /** Takes the rows {@link #draw} generates, one at a time. */
+    @FunctionalInterface
+    public interface Sink<E extends Exception> {
+        /** Takes a row; false when no more are wanted. */
+        boolean accept(Row row) throws E;
+    }
+
+    /** Ends a {@link #draw}: thrown past QuickTheories, never out of it. */
+    private static final class Stop extends RuntimeException {
+        Stop() {
+            super("enough rows", null, false, false);
+        }
+    }
+
+    /** {@link #draw}'s run ends by a "falsification" that is none: nothing to report. */
+    private static final Reporter SILENT = new Reporter() {
+        @Override
+        public void falisification(
+                long seed,
+                int examples,
+                Object smallest,
+                Throwable cause,
+                List<Object> others,
+                AsString<Object> toString) {}
+
+        @Override
+        public void falisification(
+                long seed, int examples, Object smallest, List<Object> others, AsString<Object> toString) {}
+
+        @Override
+        public void valuesExhausted(int examples) {
+            throw new IllegalStateException("no generated row after " + examples + " rows");
+        }
+    };
 
     /**
-     * Text over its whole range. {@code strings().all()} includes NUL and lone surrogates: the
-     * first PostgreSQL refuses, the second pgjdbc replaces on the way in.
+     * {@code size} rows drawn from one seed ({@link #sample}), printed as that seed: a failing
+     * test shows {@code GeneratedRows.sample(seed, size)}, which draws the same rows again.
      */
-    static Arbitrary<String> text() {
-        return Arbitraries.frequencyOf(
-                Tuple.of(60, jsonText()),
-                Tuple.of(1, Arbitraries.strings().ascii().ofMaxLength(5).map(s -> s + '\u0000' + s)));
+    public record Batch(long seed, List<Row> rows) {
+        @Override
+        public String toString() {
+            return rows.size() + " generated rows, GeneratedRows.sample(" + seed + "L, " + rows.size() + ")";
+        }
+    }
+
+    /**
+     * Batches of {@code size} rows for the tests, each drawn ({@link #sample}) from a seed the
+     * test's own QuickTheories seed draws, so {@code -DQT_SEED} replays a failing batch. Not {@code
+     * lists().of(rows()).ofSize(size)}: QuickTheories makes a generator's first examples from its
+     * boundaries (every draw at its shrink target, its minimum, its maximum), so a test of one to
+     * three examples would get batches of {@code size} alike rows, the same in every build. The
+     * seed's own boundaries (0, {@code Long.MIN_VALUE}, {@code Long.MAX_VALUE}) are drawn again for
+     * the same reason: every build gets new batches. Shrinking a batch means nothing; the tests
+     * that take batches shrink nothing.
+     */
+    public static Gen<Batch> batches(int size) {
+        return longs().all()
+                .assuming(seed -> seed != 0 && seed != Long.MIN_VALUE && seed != Long.MAX_VALUE)
+                .map(seed -> new Batch(seed, sample(seed, size)));
+    }
+
+    /** Any row a SQL client may write (or try to). */
+    public static Gen<Row> rows() {
+        Gen<UUID> ids = longs().all().zip(longs().all(), UUID::new);
+        Gen<String> aggregateType = Generate.frequency(Pair.of(10, Generate.constant("gen")), Pair.of(3, text()));
+        Gen<String> aggregateId = Generate.frequency(
+                Pair.of(10, ids.map(UUID::toString)), Pair.of(4, Generate.pick(SHARED_AGGREGATES)), Pair.of(3, text()));
+        Gen<Long> aggregateVersion = Generate.frequency(
+                Pair.of(12, Generate.constant((Long) null)),
+                // PostgreSQL keeps versions gapless per aggregate: 2 and up are refused unless
+                // they follow, which the shared aggregates sometimes do
+                Pair.of(8, Generate.constant(1L)),
+                Pair.of(3, longs().between(2, 4)),
+                Pair.of(1, Generate.constant(Long.MAX_VALUE)),
+                Pair.of(1, longs().between(5, Long.MAX_VALUE)),
+                Pair.of(1, Generate.pick(List.of(0L, -1L, Long.MIN_VALUE))));
+        Gen<String> messageType = Generate.frequency(
+                Pair.of(10, Generate.constant("gen.row")),
+                Pair.of(4, Generate.pick(CONTRACT_TYPES)),
+                Pair.of(4, text()),
+                Pair.of(1, bytesLong(256)));
+        Gen<Integer> messageVersion = Generate.frequency(
+                Pair.of(20, Generate.constant(1)),
+                Pair.of(2, integers().between(2, Integer.MAX_VALUE)),
+                Pair.of(1, Generate.pick(List.of(Integer.MAX_VALUE, 0, -1))));
+        Gen<String> exchange = Generate.frequency(
+                Pair.of(30, Generate.constant("orders.events")),
+                Pair.of(2, Generate.constant("")),
+                Pair.of(2, Generate.constant("amq.topic")),
+                Pair.of(2, text().map(t -> "gen.no-such-exchange." + t)),
+                Pair.of(1, bytesLong(256)));
+        Gen<String> routingKey = Generate.frequency(
+                Pair.of(10, Generate.constant("gen.row")),
+                Pair.of(5, text()),
+                Pair.of(1, Generate.constant("")),
+                Pair.of(2, Generate.pick(List.of(255, 256)).map(n -> "k".repeat(n))),
+                Pair.of(1, Generate.constant("é".repeat(128))));
+        Gen<String> payload = payload();
+        Gen<String> headers = headers();
+        Gen<Integer> attempts = Generate.frequency(
+                Pair.of(20, Generate.constant(0)),
+                Pair.of(3, integers().between(1, 10)),
+                Pair.of(1, integers().between(11, Integer.MAX_VALUE)),
+                Pair.of(1, Generate.pick(List.of(Integer.MAX_VALUE, Integer.MAX_VALUE - 1, -1))));
+        Gen<String> timestamp = timestamp();
+        Gen<String> optionalText = Generate.frequency(
+                Pair.of(6, Generate.constant((String) null)), Pair.of(4, text()), Pair.of(1, bytesLong(256)));
+
+        // every column drawn in turn from the same source, as zip does for up to five
+        return source -> new Row(
+                ids.generate(source),
+                aggregateType.generate(source),
+                aggregateId.generate(source),
+                aggregateVersion.generate(source),
+                messageType.generate(source),
+                messageVersion.generate(source),
+                exchange.generate(source),
+                routingKey.generate(source),
+                payload.generate(source),
+                headers.generate(source),
+                attempts.generate(source),
+                timestamp.generate(source),
+                timestamp.generate(source),
+                optionalText.generate(source),
+                optionalText.generate(source),
+                optionalText.generate(source),
+                optionalText.generate(source),
+                false);
+    }
+
+    /**
+     * Text over its whole range: {@link #jsonText()}, whose strings of any UTF-16 units include lone
+     * surrogates (pgjdbc replaces them on the way in), and rarely a NUL, which PostgreSQL refuses.
+     */
+    static Gen<String> text() {
+        return Generate.frequency(
+                Pair.of(60, jsonText()),
+                Pair.of(1, strings().ascii().ofLengthBetween(0, 5).map(s -> s + '\u0000' + s)));
     }
 
     /**
      * Text without NUL, for the many strings inside one JSON document (a NUL in any of them would
      * make jsonb refuse the whole row; {@link #payload()} puts NUL escapes in on purpose, rarely).
      */
-    static Arbitrary<String> jsonText() {
-        return Arbitraries.frequencyOf(
-                Tuple.of(
-                        30,
-                        Arbitraries.strings()
-                                .withCharRange(' ', '~')
-                                .ofMinLength(1)
-                                .ofMaxLength(30)),
-                Tuple.of(
-                        6,
-                        Arbitraries.strings()
-                                .all()
-                                .excludeChars('\u0000')
-                                .ofMinLength(1)
-                                .ofMaxLength(30)),
-                Tuple.of(
-                        5,
-                        Arbitraries.strings()
-                                .withCharRange('\u0001', '\u001f')
-                                .ofMinLength(1)
-                                .ofMaxLength(8)),
-                Tuple.of(1, Arbitraries.just("")),
-                Tuple.of(5, astral()),
-                Tuple.of(4, Arbitraries.of(255, 256).map(n -> "a".repeat(n))),
-                Tuple.of(2, Arbitraries.just("é".repeat(128))),
-                Tuple.of(1, Arbitraries.just("x".repeat(70_000))));
+    static Gen<String> jsonText() {
+        return Generate.frequency(
+                Pair.of(30, strings().basicLatinAlphabet().ofLengthBetween(1, 30)),
+                Pair.of(6, chars('\u0001', '\uFFFF', 1, 30)),
+                Pair.of(5, strings().betweenCodePoints(0x01, 0x1f).ofLengthBetween(1, 8)),
+                Pair.of(1, Generate.constant("")),
+                Pair.of(5, astral()),
+                Pair.of(4, Generate.pick(List.of(255, 256)).map(n -> "a".repeat(n))),
+                Pair.of(2, Generate.constant("é".repeat(128))),
+                Pair.of(1, Generate.constant("x".repeat(70_000))));
     }
 
-    private static Arbitrary<String> bytesLong(int n) {
-        return Arbitraries.just("b".repeat(n));
+    /**
+     * Strings of {@code minLength} to {@code maxLength} UTF-16 units, each any one from {@code
+     * first} to {@code last}, lone surrogates and unassigned ones included (QuickTheories' own
+     * strings take defined code points only).
+     */
+    static Gen<String> chars(char first, char last, int minLength, int maxLength) {
+        return lists().of(integers().between(first, last))
+                .ofSizeBetween(minLength, maxLength)
+                .map(units -> {
+                    StringBuilder b = new StringBuilder(units.size());
+                    units.forEach(u -> b.append((char) u.intValue()));
+                    return b.toString();
+                });
     }
 
-    private static Arbitrary<String> astral() {
-        return Arbitraries.integers()
-                .between(0x10000, 0x10FFFF)
-                .list()
-                .ofMinSize(1)
-                .ofMaxSize(8)
+    private static Gen<String> bytesLong(int n) {
+        return Generate.constant("b".repeat(n));
+    }
+
+    /** One to eight code points past the BMP, assigned or not. */
+    private static Gen<String> astral() {
+        return lists().of(integers().between(0x10000, 0x10FFFF))
+                .ofSizeBetween(1, 8)
                 .map(cps -> {
                     StringBuilder b = new StringBuilder();
                     cps.forEach(b::appendCodePoint);
@@ -290,28 +444,28 @@ public final class GeneratedRows {
      * A payload: mostly any JSON, sometimes an escape jsonb refuses ({@code \\u0000}, a lone
      * surrogate), sometimes text that is not JSON at all.
      */
-    static Arbitrary<String> payload() {
-        return Arbitraries.frequencyOf(
-                Tuple.of(40, json(3)),
-                Tuple.of(
+    static Gen<String> payload() {
+        return Generate.frequency(
+                Pair.of(40, json(3)),
+                Pair.of(
                         1,
-                        Arbitraries.of(
+                        Generate.pick(List.of(
                                 "{\"s\":\"\\u0000\"}",
                                 "{\"s\":\"\\ud800\"}",
                                 "{\"s\":\"\\udc00x\"}",
                                 "{\"n\":NaN}",
                                 "{'single':'quotes'}",
                                 "{\"a\":1,\"a\":2}",
-                                "[" + "[".repeat(2_000) + "]".repeat(2_000) + "]")));
+                                "[" + "[".repeat(2_000) + "]".repeat(2_000) + "]"))));
     }
 
     /** JSON text of any shape, nested up to {@code depth}. */
-    static Arbitrary<String> json(int depth) {
-        Arbitrary<String> scalar = Arbitraries.frequencyOf(
-                Tuple.of(4, Arbitraries.integers().map(String::valueOf)),
-                Tuple.of(
+    static Gen<String> json(int depth) {
+        Gen<String> scalar = Generate.frequency(
+                Pair.of(4, integers().all().map(i -> Integer.toString(i))),
+                Pair.of(
                         3,
-                        Arbitraries.of(
+                        Generate.pick(List.of(
                                 String.valueOf(Long.MAX_VALUE),
                                 String.valueOf(Long.MIN_VALUE),
                                 BigInteger.TWO.pow(63).toString(),
@@ -328,80 +482,73 @@ public final class GeneratedRows {
                                 "1e-300",
                                 "1e300",
                                 "1e400",
-                                "123456789012.5")),
-                Tuple.of(6, jsonText().map(GeneratedRows::quote)),
-                Tuple.of(1, Arbitraries.of("\"\\ud83d\\ude00\"", "\"\\u00e9\"", "\"\\/\"")),
-                Tuple.of(2, Arbitraries.of("true", "false", "null")));
+                                "123456789012.5"))),
+                Pair.of(6, jsonText().map(GeneratedRows::quote)),
+                Pair.of(1, Generate.pick(List.of("\"\\ud83d\\ude00\"", "\"\\u00e9\"", "\"\\/\""))),
+                Pair.of(2, Generate.pick(List.of("true", "false", "null"))));
         if (depth == 0) {
             return scalar;
         }
-        Arbitrary<String> object = Combinators.combine(jsonText(), Arbitraries.lazy(() -> json(depth - 1)))
-                .as((k, v) -> quote(k) + ":" + v)
-                .list()
-                .ofMaxSize(4)
-                .uniqueElements(e -> e.substring(0, e.lastIndexOf(':')))
-                .map(fields -> "{" + String.join(",", fields) + "}");
-        Arbitrary<String> array = Arbitraries.lazy(() -> json(depth - 1))
-                .list()
-                .ofMaxSize(4)
-                .map(items -> "[" + String.join(",", items) + "]");
-        return Arbitraries.frequencyOf(Tuple.of(5, object), Tuple.of(2, array), Tuple.of(3, scalar));
+        Gen<String> inner = json(depth - 1);
+        Gen<String> object =
+                lists().of(jsonText().zip(inner, Pair::of)).ofSizeBetween(0, 4).map(GeneratedRows::object);
+        Gen<String> array = lists().of(inner).ofSizeBetween(0, 4).map(items -> "[" + String.join(",", items) + "]");
+        return Generate.frequency(Pair.of(5, object), Pair.of(2, array), Pair.of(3, scalar));
+    }
+
+    /** A JSON object of the fields, each key once (the first one's value). */
+    private static String object(List<Pair<String, String>> fields) {
+        Map<String, String> unique = new LinkedHashMap<>();
+        fields.forEach(f -> unique.putIfAbsent(f._1, f._2));
+        List<String> members = new ArrayList<>();
+        unique.forEach((k, v) -> members.add(quote(k) + ":" + v));
+        return "{" + String.join(",", members) + "}";
     }
 
     /** A JSON object of header values of every kind a SQL client may store. */
-    static Arbitrary<String> headers() {
-        Arbitrary<String> key = Arbitraries.frequencyOf(
-                Tuple.of(
-                        10,
-                        Arbitraries.strings()
-                                .withCharRange(' ', '~')
-                                .ofMinLength(1)
-                                .ofMaxLength(12)),
-                Tuple.of(3, jsonText()),
-                Tuple.of(1, bytesLong(256)),
-                Tuple.of(
+    static Gen<String> headers() {
+        Gen<String> key = Generate.frequency(
+                Pair.of(10, strings().basicLatinAlphabet().ofLengthBetween(1, 12)),
+                Pair.of(3, jsonText()),
+                Pair.of(1, bytesLong(256)),
+                Pair.of(
                         2,
-                        Arbitraries.of(
+                        Generate.pick(List.of(
                                 "message_type",
                                 "aggregate_version",
                                 "traceparent",
                                 "tenant_id",
                                 "x-death",
-                                "x-delivery-count")));
-        Arbitrary<String> value = Arbitraries.frequencyOf(
-                Tuple.of(8, json(0)), Tuple.of(2, json(2)), Tuple.of(1, Arbitraries.just(quote("v".repeat(70_000)))));
-        Arbitrary<String> entries = Combinators.combine(key, value)
-                .as((k, v) -> quote(k) + ":" + v)
-                .list()
-                .ofMaxSize(4)
-                .uniqueElements(e -> e.substring(0, e.lastIndexOf(':')))
-                .map(fields -> "{" + String.join(",", fields) + "}");
-        return Arbitraries.frequencyOf(Tuple.of(3, Arbitraries.just("{}")), Tuple.of(5, entries));
+                                "x-delivery-count"))));
+        Gen<String> value = Generate.frequency(
+                Pair.of(8, json(0)), Pair.of(2, json(2)), Pair.of(1, Generate.constant(quote("v".repeat(70_000)))));
+        Gen<String> entries =
+                lists().of(key.zip(value, Pair::of)).ofSizeBetween(0, 4).map(GeneratedRows::object);
+        return Generate.frequency(Pair.of(3, Generate.constant("{}")), Pair.of(5, entries));
     }
 
     /** A {@code timestamptz} literal, from -infinity to infinity; null for {@code now()}. */
-    static Arbitrary<String> timestamp() {
-        return Arbitraries.frequencyOf(
-                Tuple.of(20, Arbitraries.just(null)),
-                Tuple.of(
+    static Gen<String> timestamp() {
+        return Generate.frequency(
+                Pair.of(20, Generate.constant((String) null)),
+                Pair.of(
                         5,
-                        Arbitraries.longs()
-                                .between(1, 10L * 365 * 24 * 3600)
+                        longs().between(1, 10L * 365 * 24 * 3600)
                                 .map(s -> Instant.now().minusSeconds(s).toString())),
-                Tuple.of(
+                Pair.of(
                         3,
-                        Arbitraries.integers()
+                        integers()
                                 .between(1, 4)
                                 .map(s -> Instant.now().plusSeconds(s).toString())),
-                Tuple.of(
+                Pair.of(
                         1,
-                        Arbitraries.of(
+                        Generate.pick(List.of(
                                 "-infinity",
                                 "infinity",
                                 "4713-01-01 00:00:00+00 BC",
                                 "294276-12-31 23:59:59+00",
                                 "1970-01-01 00:00:00+00",
-                                "9999-12-31 23:59:59.999999+00")));
+                                "9999-12-31 23:59:59.999999+00"))));
     }
 
     /** A JSON string literal for any Java string (lone surrogates included, as written). */

@@ -2,9 +2,9 @@ package dev.outbox.consumer.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.quicktheories.QuickTheory.qt;
 
 import dev.outbox.consumer.NonRetryableMessageException;
-import dev.outbox.consumer.runtime.DeliveryMutations.Mutation;
 import dev.outbox.consumer.runtime.DeliveryMutations.Wire;
 import dev.outbox.consumer.runtime.FakeChannelRunner.ScriptedProcessor;
 import dev.outbox.consumer.runtime.IdempotentProcessor.Outcome;
@@ -14,22 +14,21 @@ import dev.outbox.persistence.DatabaseUnavailableException;
 import dev.outbox.persistence.StatementRefusedException;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.LongRange;
-import net.jqwik.api.statistics.Statistics;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
+import org.quicktheories.generators.SourceDSL;
 
 /**
  * The runner executing {@link DeliveryDecision}'s verdicts on a channel, on a fake connection
  * with a scripted step and failure counter ({@link FakeChannelRunner}): which deliveries are
  * acked, requeued or forwarded to the dead-letter queue, with what reason and attempts, and what
  * is counted. The verdicts alone are {@link DeliveryDecisionTest}'s; with a real broker and
- * database, {@link ConsumerFrameworkIT}'s.
+ * database, {@link ConsumerFrameworkIT}'s. The generated properties run on QuickTheories: a failure
+ * prints its shrunk counterexample and the seed, which {@code -DQT_SEED=<seed>} replays.
  */
 class ConsumerRunnerVerdictTest {
     private static final List<String> DEAD_LETTERED_AND_ACKED = List.of("dead letter", "ack 7");
@@ -44,39 +43,58 @@ class ConsumerRunnerVerdictTest {
         };
     }
 
-    @Property
-    void aCommittedDeliveryIsAckedOnceAndCountedAsWhatItsStepDid(@ForAll Result result) throws Exception {
-        try (FakeChannelRunner f = new FakeChannelRunner(5)) {
-            f.processor.step = m -> Outcome.of(result);
-            f.deliver(FakeChannelRunner.valid(7));
-            assertEquals(List.of("ack 7"), f.calls);
-            assertEquals(1, counterOf(f.runner.stats(), result));
-            assertEquals(0, f.runner.stats().failures());
+    /** One example, whose fake runner may throw a checked exception: any throwable falsifies it. */
+    private static void example(Executable body) {
+        try {
+            body.execute();
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
         }
     }
 
-    @Provide
-    Arbitrary<Mutation> mutations() {
-        return DeliveryMutations.all();
+    @Test
+    void aCommittedDeliveryIsAckedOnceAndCountedAsWhatItsStepDid() {
+        qt().withExamples(1_000)
+                .forAll(Generate.enumValues(Result.class))
+                .checkAssert(result -> example(() -> {
+                    try (FakeChannelRunner f = new FakeChannelRunner(5)) {
+                        f.processor.step = m -> Outcome.of(result);
+                        f.deliver(FakeChannelRunner.valid(7));
+                        assertEquals(List.of("ack 7"), f.calls);
+                        assertEquals(1, counterOf(f.runner.stats(), result));
+                        assertEquals(0, f.runner.stats().failures());
+                    }
+                }));
     }
 
-    @Property(tries = 200)
-    void everyDeliveryThatBreaksTheContractIsDeadLetteredAtOnceAndNoStepRuns(@ForAll("mutations") Mutation mutation)
-            throws Exception {
-        Wire broken = mutation.applyTo(DeliveryMutations.validCapture());
-        try (FakeChannelRunner f = new FakeChannelRunner(5)) {
-            f.deliver(FakeChannelRunner.of(7, false, broken));
-            assertEquals(DEAD_LETTERED_AND_ACKED, f.calls, mutation::toString);
-            assertTrue(f.reasonOf(0).startsWith("contract/" + mutation.breaks().id() + ": "), f.reasonOf(0));
-            assertEquals(1, f.attemptsOf(0));
-            assertEquals(0, f.processor.steps.get(), "no handler sees it");
-            assertEquals(List.of(), f.counter.counted, "nor is it counted: it never had an attempt");
-            assertEquals(1, f.runner.stats().contractViolations(mutation.breaks()));
-        }
-        Statistics.collect(mutation.breaks().id());
+    @Test
+    void everyDeliveryThatBreaksTheContractIsDeadLetteredAtOnceAndNoStepRuns() {
+        Map<String, Integer> byRule = new TreeMap<>();
+        qt().withExamples(200)
+                .forAll(DeliveryMutations.all(), DeliveryMutations.validCaptures())
+                .checkAssert((mutation, valid) -> example(() -> {
+                    Wire broken = mutation.applyTo(valid);
+                    try (FakeChannelRunner f = new FakeChannelRunner(5)) {
+                        f.deliver(FakeChannelRunner.of(7, false, broken));
+                        assertEquals(DEAD_LETTERED_AND_ACKED, f.calls, mutation::toString);
+                        assertTrue(
+                                f.reasonOf(0)
+                                        .startsWith(
+                                                "contract/" + mutation.breaks().id() + ": "),
+                                f.reasonOf(0));
+                        assertEquals(1, f.attemptsOf(0));
+                        assertEquals(0, f.processor.steps.get(), "no handler sees it");
+                        assertEquals(List.of(), f.counter.counted, "nor is it counted: it never had an attempt");
+                        assertEquals(1, f.runner.stats().contractViolations(mutation.breaks()));
+                    }
+                    byRule.merge(mutation.breaks().id(), 1, Integer::sum);
+                }));
+        System.out.println("[ConsumerRunnerVerdictTest] contract violations dead-lettered, by rule: " + byRule);
     }
 
-    @Example
+    @Test
     void aMissingMessageIdIsDeadLetteredUnderAPlaceholderAndAMalformedOneUnderItsOwn() throws Exception {
         Wire valid = DeliveryMutations.validCapture();
         try (FakeChannelRunner f = new FakeChannelRunner(5)) {
@@ -100,7 +118,7 @@ class ConsumerRunnerVerdictTest {
         }
     }
 
-    @Example
+    @Test
     void aNonRetryableFailureIsDeadLetteredAtOnceWithItsMessageAndIsNeverCounted() throws Exception {
         try (FakeChannelRunner f = new FakeChannelRunner(1_000)) {
             f.processor.step = m -> {
@@ -119,45 +137,55 @@ class ConsumerRunnerVerdictTest {
     /** A consumer's {@code maxAttempts} and the attempts its counter reports, half within two of the limit. */
     record Attempts(int maxAttempts, int attempts) {}
 
-    @Provide
-    Arbitrary<Attempts> attempts() {
-        return Arbitraries.integers()
-                .between(1, 20)
-                .flatMap(max -> Arbitraries.oneOf(
-                                Arbitraries.integers().between(Math.max(1, max - 2), max + 2),
-                                Arbitraries.integers().between(1, 40))
+    static Gen<Attempts> attempts() {
+        return ints(1, 20)
+                .flatMap(max -> Generate.oneOf(ints(Math.max(1, max - 2), max + 2), ints(1, 40))
                         .map(n -> new Attempts(max, n)));
+    }
+
+    /** Whole numbers from {@code min} to {@code max}, one in ten an end of the range or the number next to it. */
+    private static Gen<Integer> ints(int min, int max) {
+        return SourceDSL.integers()
+                .between(min, max)
+                .mix(Generate.pick(List.of(min, Math.min(min + 1, max), Math.max(max - 1, min), max)), 10);
     }
 
     /**
      * Only the consumer's own count bounds a failing message: the broker's redelivery flag and a
      * quorum queue's {@code x-delivery-count} (raised by channel closes and crashes too) do not.
      */
-    @Property(tries = 300)
-    void aFailingDeliveryIsRequeuedUntilItsOwnCountReachesMaxAttemptsWhateverTheBrokerCounted(
-            @ForAll("attempts") Attempts limit,
-            @ForAll boolean redelivered,
-            @ForAll @LongRange(min = 0, max = 10_000) long brokerDeliveries)
-            throws Exception {
-        try (FakeChannelRunner f = new FakeChannelRunner(limit.maxAttempts())) {
-            f.processor.step = m -> {
-                throw new IllegalStateException("boom");
-            };
-            f.counter.count = reason -> limit.attempts();
-            f.deliver(FakeChannelRunner.delivery(7, redelivered, Map.of("x-delivery-count", brokerDeliveries)));
-            boolean lastAttempt = limit.attempts() >= limit.maxAttempts();
-            assertEquals(lastAttempt ? DEAD_LETTERED_AND_ACKED : REQUEUED, f.calls, limit::toString);
-            assertEquals(List.of("IllegalStateException: boom"), f.counter.counted);
-            assertEquals(1, f.runner.stats().failures());
-            if (lastAttempt) {
-                assertEquals("IllegalStateException: boom", f.reasonOf(0));
-                assertEquals(limit.attempts(), f.attemptsOf(0), "the dead letter says how many attempts it took");
-            }
-            Statistics.collect(lastAttempt ? "dead-lettered" : "requeued");
-        }
+    @Test
+    void aFailingDeliveryIsRequeuedUntilItsOwnCountReachesMaxAttemptsWhateverTheBrokerCounted() {
+        Map<String, Integer> outcomes = new TreeMap<>();
+        Gen<Long> brokerDeliveries =
+                SourceDSL.longs().between(0, 10_000).mix(Generate.pick(List.of(0L, 1L, 10_000L)), 10);
+        qt().withExamples(300)
+                .forAll(attempts(), Generate.booleans(), brokerDeliveries)
+                .checkAssert((limit, redelivered, deliveries) -> example(() -> {
+                    try (FakeChannelRunner f = new FakeChannelRunner(limit.maxAttempts())) {
+                        f.processor.step = m -> {
+                            throw new IllegalStateException("boom");
+                        };
+                        f.counter.count = reason -> limit.attempts();
+                        f.deliver(FakeChannelRunner.delivery(7, redelivered, Map.of("x-delivery-count", deliveries)));
+                        boolean lastAttempt = limit.attempts() >= limit.maxAttempts();
+                        assertEquals(lastAttempt ? DEAD_LETTERED_AND_ACKED : REQUEUED, f.calls, limit::toString);
+                        assertEquals(List.of("IllegalStateException: boom"), f.counter.counted);
+                        assertEquals(1, f.runner.stats().failures());
+                        if (lastAttempt) {
+                            assertEquals("IllegalStateException: boom", f.reasonOf(0));
+                            assertEquals(
+                                    limit.attempts(),
+                                    f.attemptsOf(0),
+                                    "the dead letter says how many attempts it took");
+                        }
+                        outcomes.merge(lastAttempt ? "dead-lettered" : "requeued", 1, Integer::sum);
+                    }
+                }));
+        System.out.println("[ConsumerRunnerVerdictTest] failing deliveries " + outcomes);
     }
 
-    @Example
+    @Test
     void theFirstFailureIsRequeuedAndTheLastAttemptDeadLettersWithTheSameDeliveryEachTime() throws Exception {
         AtomicInteger attempts = new AtomicInteger();
         try (FakeChannelRunner f = new FakeChannelRunner(3)) {
@@ -174,7 +202,7 @@ class ConsumerRunnerVerdictTest {
         }
     }
 
-    @Example
+    @Test
     void aDeadLetterTheBrokerDoesNotConfirmIsRequeuedNotAcked() throws Exception {
         try (FakeChannelRunner f = new FakeChannelRunner(5)) {
             f.confirmDeadLetters = false;
@@ -188,7 +216,7 @@ class ConsumerRunnerVerdictTest {
         }
     }
 
-    @Example
+    @Test
     void aFailureThatCannotBeCountedForNowIsRequeuedAndOneThatNeverCanIsDeadLetteredAtOnce() throws Exception {
         try (FakeChannelRunner f = new FakeChannelRunner(5)) {
             f.processor.step = m -> {
@@ -213,7 +241,7 @@ class ConsumerRunnerVerdictTest {
         }
     }
 
-    @Example
+    @Test
     void aDatabaseOutageIsWaitedOutWithTheDeliveryInHandAndSpendsNoAttempt() throws Exception {
         AtomicInteger tries = new AtomicInteger();
         try (FakeChannelRunner f = new FakeChannelRunner(1)) {
@@ -230,7 +258,7 @@ class ConsumerRunnerVerdictTest {
         }
     }
 
-    @Example
+    @Test
     void aDeliveryWaitingForTheDatabaseWhenItsChannelClosesIsLeftToTheBroker() throws Exception {
         try (FakeChannelRunner f = new FakeChannelRunner(5)) {
             f.processor.step = m -> {
@@ -243,7 +271,7 @@ class ConsumerRunnerVerdictTest {
         }
     }
 
-    @Example
+    @Test
     void heldSuccessorsAreAppliedBeforeTheirPredecessorIsAcked() throws Exception {
         try (FakeChannelRunner f = new FakeChannelRunner(5)) {
             f.processor.step = m -> new Outcome(Result.APPLIED, true);
@@ -255,7 +283,7 @@ class ConsumerRunnerVerdictTest {
         }
     }
 
-    @Example
+    @Test
     void successorsThatFailForNowRequeueTheirPredecessorUntilItsAttemptsAreSpentThenItIsAcked() throws Exception {
         try (FakeChannelRunner f = new FakeChannelRunner(3)) {
             f.processor.step = m -> new Outcome(Result.DUPLICATE, true);
@@ -278,7 +306,7 @@ class ConsumerRunnerVerdictTest {
         }
     }
 
-    @Example
+    @Test
     void successorsThatFailForGoodLeaveTheirPredecessorAckedAndUncounted() throws Exception {
         try (FakeChannelRunner f = new FakeChannelRunner(3)) {
             f.processor.step = m -> new Outcome(Result.APPLIED, true);
@@ -289,7 +317,7 @@ class ConsumerRunnerVerdictTest {
         }
     }
 
-    @Example
+    @Test
     void aHeldMessageThatCannotBeDeadLetteredRequeuesThePredecessorThatFoundIt() throws Exception {
         try (FakeChannelRunner f = new FakeChannelRunner(3)) {
             f.processor.step = m -> new Outcome(Result.APPLIED, true);
@@ -302,7 +330,7 @@ class ConsumerRunnerVerdictTest {
         }
     }
 
-    @Example
+    @Test
     void whatEscapesTheFrameworksHandlingIsDeadLetteredAsAConsumerError() throws Exception {
         try (FakeChannelRunner f = new FakeChannelRunner(5)) {
             f.processor.step = m -> {

@@ -1,6 +1,8 @@
 package dev.outbox.consumer.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.quicktheories.QuickTheory.qt;
 
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.outbox.consumer.NonRetryableMessageException;
@@ -22,24 +24,23 @@ import dev.outbox.consumer.runtime.IdempotentProcessor.Result;
 import dev.outbox.persistence.StatementRefusedException;
 import java.io.IOException;
 import java.time.Duration;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Assume;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.LongRange;
-import net.jqwik.api.constraints.StringLength;
-import net.jqwik.api.statistics.Statistics;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
+import org.quicktheories.generators.SourceDSL;
 
 /**
  * The delivery decision without a channel, a database or a clock: every verdict, and the
  * boundaries between them (the last attempt before the dead letter, the first requeue, the
  * failure that cannot be counted, the next version against a later one). The runner executing
  * these verdicts on a channel is {@link ConsumerRunnerVerdictTest}; against a real broker and
- * database, {@link ConsumerFrameworkIT}.
+ * database, {@link ConsumerFrameworkIT}. The generated properties run on QuickTheories: a failure
+ * prints its shrunk counterexample and the seed, which {@code -DQT_SEED=<seed>} replays.
  */
 class DeliveryDecisionTest {
     private static final Duration DELAY = Duration.ofMillis(200);
@@ -54,14 +55,58 @@ class DeliveryDecisionTest {
         }
     }
 
-    @Provide
-    Arbitrary<Attempts> attempts() {
-        return Arbitraries.integers()
-                .between(1, 1_000)
-                .flatMap(max -> Arbitraries.oneOf(
-                                Arbitraries.integers().between(Math.max(1, max - 2), max + 2),
-                                Arbitraries.integers().between(1, 2_000))
+    static Gen<Attempts> attempts() {
+        return ints(1, 1_000)
+                .flatMap(max -> Generate.oneOf(ints(Math.max(1, max - 2), max + 2), ints(1, 2_000))
                         .map(n -> new Attempts(max, n)));
+    }
+
+    /**
+     * Whole numbers from {@code min} to {@code max}, one in ten an edge of the range: either end, the
+     * number next to it, and -1, 0, 1 where in range.
+     */
+    private static Gen<Integer> ints(int min, int max) {
+        List<Integer> edges = Stream.of(min, min + 1, -1, 0, 1, max - 1, max)
+                .filter(v -> v >= min && v <= max)
+                .distinct()
+                .toList();
+        return SourceDSL.integers().between(min, max).mix(Generate.pick(edges), 10);
+    }
+
+    /**
+     * Whole numbers from {@code min} to {@code max}, one in ten an edge of the range: either end, the
+     * number next to it, and -1, 0, 1 where in range.
+     */
+    private static Gen<Long> longs(long min, long max) {
+        List<Long> edges = Stream.of(min, min + 1, -1L, 0L, 1L, max - 1, max)
+                .filter(v -> v >= min && v <= max)
+                .distinct()
+                .toList();
+        return SourceDSL.longs().between(min, max).mix(Generate.pick(edges), 10);
+    }
+
+    /**
+     * Strings {@code min} to {@code max} chars long, one in ten of the shortest or the longest length,
+     * of any char but a surrogate, a noncharacter (U+FDD0 to U+FDEF, U+FFFE, U+FFFF) or one of private
+     * use (U+E000 to U+F8FF); one char in ten NUL, a space or U+FFFD, the ends of that range.
+     */
+    private static Gen<String> strings(int min, int max) {
+        // 0000-D7FF, F900-FDCF, FDF0-FFFD counted through in that order
+        Gen<Character> chars = SourceDSL.integers()
+                .between(0, 0xD800 + 0x4D0 + 0x20E - 1)
+                .map(i -> {
+                    int c = i < 0xD800 ? i : i < 0xD800 + 0x4D0 ? 0xF900 + i - 0xD800 : 0xFDF0 + i - 0xD800 - 0x4D0;
+                    return (char) c;
+                })
+                .mix(Generate.pick(List.of('\u0000', ' ', '\uFFFD')), 10);
+        return SourceDSL.lists()
+                .of(chars)
+                .ofSizes(SourceDSL.integers().between(min, max).mix(Generate.pick(List.of(min, max)), 10))
+                .map(cs -> {
+                    StringBuilder sb = new StringBuilder(cs.size());
+                    cs.forEach(sb::append);
+                    return sb.toString();
+                });
     }
 
     /** As the runner builds it: {@code maxAttempts} and {@code retryDelay} from the consumer's settings. */
@@ -72,26 +117,28 @@ class DeliveryDecisionTest {
 
     // --- what arrives
 
-    @Property
-    void aDeliveryThatBreaksTheContractIsDeadLetteredAtOnceNamingTheRule(
-            @ForAll WireContract.Rule rule,
-            @ForAll @StringLength(max = 80) String detail,
-            @ForAll @IntRange(min = 1, max = 1_000) int maxAttempts) {
-        assertEquals(
-                new DeadLetter("contract/" + rule.id() + ": " + detail, 1),
-                decision(maxAttempts, DELAY).contractBroken(new WireContract.Violation(rule, detail)));
+    @Test
+    void aDeliveryThatBreaksTheContractIsDeadLetteredAtOnceNamingTheRule() {
+        qt().withExamples(1_000)
+                .forAll(Generate.enumValues(WireContract.Rule.class), strings(0, 80), ints(1, 1_000))
+                .checkAssert((rule, detail, maxAttempts) -> assertEquals(
+                        new DeadLetter("contract/" + rule.id() + ": " + detail, 1),
+                        decision(maxAttempts, DELAY).contractBroken(new WireContract.Violation(rule, detail))));
     }
 
-    @Property
-    void aCommittedStepIsAckedAsWhatItDidUnlessItsAggregatesNextVersionWaits(
-            @ForAll Result result, @ForAll boolean successorHeld) {
-        Verdict verdict = decision(5, DELAY).afterStep(new Outcome(result, successorHeld));
-        assertEquals(successorHeld ? new ApplyHeldSuccessors(result) : new Ack(result), verdict);
+    @Test
+    void aCommittedStepIsAckedAsWhatItDidUnlessItsAggregatesNextVersionWaits() {
+        qt().withExamples(1_000)
+                .forAll(Generate.enumValues(Result.class), Generate.booleans())
+                .checkAssert((result, successorHeld) -> {
+                    Verdict verdict = decision(5, DELAY).afterStep(new Outcome(result, successorHeld));
+                    assertEquals(successorHeld ? new ApplyHeldSuccessors(result) : new Ack(result), verdict);
+                });
     }
 
     // --- a failed step
 
-    @Example
+    @Test
     void aNonRetryableFailureIsDeadLetteredAtOnceWithItsMessageWhateverTheAttemptsLeft() {
         DeliveryDecision generous = decision(1_000, DELAY);
         assertEquals(
@@ -102,7 +149,7 @@ class DeliveryDecisionTest {
                 generous.afterFailure(new NonRetryableMessageException(null)));
     }
 
-    @Example
+    @Test
     void anyOtherFailureIsCountedBeforeAnythingIsDecided() {
         DeliveryDecision d = decision(5, DELAY);
         assertEquals(
@@ -124,27 +171,35 @@ class DeliveryDecisionTest {
 
     // --- the attempt limit
 
-    @Property
-    void aCountedFailureIsRequeuedAfterRetryDelayTimesItsAttemptsUntilTheLastDeadLettersIt(
-            @ForAll("attempts") Attempts limit, @ForAll @LongRange(min = 0, max = 60_000) long retryDelayMillis) {
-        int maxAttempts = limit.maxAttempts();
-        int attempts = limit.attempts();
-        Duration retryDelay = Duration.ofMillis(retryDelayMillis);
-        Verdict verdict = decision(maxAttempts, retryDelay).afterCount(FAILED, new Counted(attempts));
-        if (attempts < maxAttempts) {
-            assertEquals(new Requeue(Duration.ofMillis(retryDelayMillis * attempts)), verdict);
-        } else {
-            assertEquals(new DeadLetter(FAILED.reason(), attempts), verdict, "dead-lettered with the attempts counted");
-        }
-        Statistics.label("verdict").collect(verdict.getClass().getSimpleName());
-        Statistics.label("against the limit").collect(limit.against());
-        Statistics.label("against the limit").coverage(c -> {
-            c.check("the last before").percentage(p -> p > 5);
-            c.check("at").percentage(p -> p > 5);
+    @Test
+    void aCountedFailureIsRequeuedAfterRetryDelayTimesItsAttemptsUntilTheLastDeadLettersIt() {
+        Map<String, Integer> verdicts = new TreeMap<>();
+        Map<String, Integer> againstTheLimit = new TreeMap<>();
+        qt().withExamples(1_000).forAll(attempts(), longs(0, 60_000)).checkAssert((limit, retryDelayMillis) -> {
+            int maxAttempts = limit.maxAttempts();
+            int attempts = limit.attempts();
+            Duration retryDelay = Duration.ofMillis(retryDelayMillis);
+            Verdict verdict = decision(maxAttempts, retryDelay).afterCount(FAILED, new Counted(attempts));
+            if (attempts < maxAttempts) {
+                assertEquals(new Requeue(Duration.ofMillis(retryDelayMillis * attempts)), verdict);
+            } else {
+                assertEquals(
+                        new DeadLetter(FAILED.reason(), attempts), verdict, "dead-lettered with the attempts counted");
+            }
+            verdicts.merge(verdict.getClass().getSimpleName(), 1, Integer::sum);
+            againstTheLimit.merge(limit.against(), 1, Integer::sum);
         });
+        System.out.println("[DeliveryDecisionTest] verdict " + verdicts + "; against the limit " + againstTheLimit);
+        // the generator's promise: the boundary itself is tried often, not left to luck
+        int examples =
+                againstTheLimit.values().stream().mapToInt(Integer::intValue).sum();
+        for (String against : List.of("the last before", "at")) {
+            double percent = 100.0 * againstTheLimit.getOrDefault(against, 0) / examples;
+            assertTrue(percent > 5, "'" + against + "' the limit in " + percent + "% of " + againstTheLimit);
+        }
     }
 
-    @Example
+    @Test
     void theLastAttemptBeforeTheDeadLetterIsRequeuedAndTheOneAtTheLimitIsNot() {
         DeliveryDecision d = decision(5, DELAY);
         assertEquals(new Requeue(DELAY), d.afterCount(FAILED, new Counted(1)), "the first failure: one pause");
@@ -156,7 +211,7 @@ class DeliveryDecisionTest {
                 "counted past the limit (two instances failed it at once): dead-lettered, never requeued");
     }
 
-    @Example
+    @Test
     void withOneAttemptTheFirstFailureDeadLettersAndWithTwoItIsRequeuedOnce() {
         assertEquals(new DeadLetter(FAILED.reason(), 1), decision(1, DELAY).afterCount(FAILED, new Counted(1)));
         assertEquals(new Requeue(DELAY), decision(2, DELAY).afterCount(FAILED, new Counted(1)));
@@ -164,105 +219,114 @@ class DeliveryDecisionTest {
     }
 
     /** A message that fails every time, as the runner meets it delivery after delivery. */
-    @Property
-    void aMessageThatAlwaysFailsIsTriedMaxAttemptsTimesThenDeadLettered(
-            @ForAll @IntRange(min = 1, max = 200) int maxAttempts,
-            @ForAll @LongRange(min = 0, max = 1_000) long retryDelayMillis) {
-        DeliveryDecision d = decision(maxAttempts, Duration.ofMillis(retryDelayMillis));
-        int tries = 0;
-        int requeues = 0;
-        Duration paused = Duration.ZERO;
-        Verdict verdict;
-        do {
-            tries++;
-            verdict = d.afterCount(FAILED, new Counted(tries));
-            if (verdict instanceof Requeue r) {
-                requeues++;
-                paused = paused.plus(r.after());
-            }
-        } while (verdict instanceof Requeue && tries <= maxAttempts);
-        assertEquals(new DeadLetter(FAILED.reason(), maxAttempts), verdict);
-        assertEquals(maxAttempts - 1, requeues);
-        assertEquals(
-                Duration.ofMillis(retryDelayMillis * maxAttempts * (maxAttempts - 1) / 2),
-                paused,
-                "the pauses grow linearly: 1, 2, ... maxAttempts-1 times retryDelay");
+    @Test
+    void aMessageThatAlwaysFailsIsTriedMaxAttemptsTimesThenDeadLettered() {
+        qt().withExamples(1_000).forAll(ints(1, 200), longs(0, 1_000)).checkAssert((maxAttempts, retryDelayMillis) -> {
+            DeliveryDecision d = decision(maxAttempts, Duration.ofMillis(retryDelayMillis));
+            int tries = 0;
+            int requeues = 0;
+            Duration paused = Duration.ZERO;
+            Verdict verdict;
+            do {
+                tries++;
+                verdict = d.afterCount(FAILED, new Counted(tries));
+                if (verdict instanceof Requeue r) {
+                    requeues++;
+                    paused = paused.plus(r.after());
+                }
+            } while (verdict instanceof Requeue && tries <= maxAttempts);
+            assertEquals(new DeadLetter(FAILED.reason(), maxAttempts), verdict);
+            assertEquals(maxAttempts - 1, requeues);
+            assertEquals(
+                    Duration.ofMillis(retryDelayMillis * maxAttempts * (maxAttempts - 1) / 2),
+                    paused,
+                    "the pauses grow linearly: 1, 2, ... maxAttempts-1 times retryDelay");
+        });
     }
 
-    @Property
-    void aFailureThatCannotBeCountedForNowIsRequeuedAfterOnePauseAndOneThatNeverCanGoesAtOnce(
-            @ForAll @IntRange(min = 1, max = 1_000) int maxAttempts,
-            @ForAll @LongRange(min = 0, max = 60_000) long retryDelayMillis,
-            @ForAll @StringLength(min = 1, max = 40) String error) {
-        DeliveryDecision d = decision(maxAttempts, Duration.ofMillis(retryDelayMillis));
-        assertEquals(
-                new Requeue(Duration.ofMillis(retryDelayMillis)),
-                d.afterCount(FAILED, new NotCounted(true, error)),
-                "uncounted: it spends no attempt, and its pause does not grow");
-        assertEquals(
-                new DeadLetter(FAILED.reason() + " (and its failure cannot be counted: " + error + ")", 1),
-                d.afterCount(FAILED, new NotCounted(false, error)),
-                "unbounded retries are never risked");
+    @Test
+    void aFailureThatCannotBeCountedForNowIsRequeuedAfterOnePauseAndOneThatNeverCanGoesAtOnce() {
+        qt().withExamples(1_000)
+                .forAll(ints(1, 1_000), longs(0, 60_000), strings(1, 40))
+                .checkAssert((maxAttempts, retryDelayMillis, error) -> {
+                    DeliveryDecision d = decision(maxAttempts, Duration.ofMillis(retryDelayMillis));
+                    assertEquals(
+                            new Requeue(Duration.ofMillis(retryDelayMillis)),
+                            d.afterCount(FAILED, new NotCounted(true, error)),
+                            "uncounted: it spends no attempt, and its pause does not grow");
+                    assertEquals(
+                            new DeadLetter(FAILED.reason() + " (and its failure cannot be counted: " + error + ")", 1),
+                            d.afterCount(FAILED, new NotCounted(false, error)),
+                            "unbounded retries are never risked");
+                });
     }
 
     /** Held messages are tried again in place (not requeued) under the same rule as deliveries. */
-    @Property
-    void theHeldMessagesRuleIsTheDeliveriesRule(
-            @ForAll("attempts") Attempts limit, @ForAll @LongRange(min = 0, max = 60_000) long retryDelayMillis) {
-        int maxAttempts = limit.maxAttempts();
-        int attempts = limit.attempts();
-        DeliveryDecision d = decision(maxAttempts, Duration.ofMillis(retryDelayMillis));
-        Verdict delivery = d.afterCount(FAILED, new Counted(attempts));
-        assertEquals(delivery instanceof DeadLetter, d.spent(attempts));
-        if (delivery instanceof Requeue r) {
-            assertEquals(r.after(), d.pauseAfter(attempts));
-        }
+    @Test
+    void theHeldMessagesRuleIsTheDeliveriesRule() {
+        qt().withExamples(1_000).forAll(attempts(), longs(0, 60_000)).checkAssert((limit, retryDelayMillis) -> {
+            int maxAttempts = limit.maxAttempts();
+            int attempts = limit.attempts();
+            DeliveryDecision d = decision(maxAttempts, Duration.ofMillis(retryDelayMillis));
+            Verdict delivery = d.afterCount(FAILED, new Counted(attempts));
+            assertEquals(delivery instanceof DeadLetter, d.spent(attempts));
+            if (delivery instanceof Requeue r) {
+                assertEquals(r.after(), d.pauseAfter(attempts));
+            }
+        });
     }
 
     // --- held successors
 
-    @Property
-    void appliedSuccessorsAckTheDeliveryAndOnesThatFailedForGoodDoToo(
-            @ForAll Result counted, @ForAll @StringLength(max = 40) String reason) {
-        DeliveryDecision d = decision(5, DELAY);
-        ApplyHeldSuccessors applying = new ApplyHeldSuccessors(counted);
-        assertEquals(new Ack(counted), d.afterSuccessors(applying, new SuccessorsApplied()));
-        assertEquals(
-                new Ack(counted),
-                d.afterSuccessors(applying, new SuccessorsFailed(false, reason)),
-                "a permanent error would fail the same on every redelivery: acked, they stay held");
-        assertEquals(
-                new CountSuccessorsFailure(counted, reason),
-                d.afterSuccessors(applying, new SuccessorsFailed(true, reason)));
-        assertEquals(
-                new Requeue(DELAY),
-                d.afterSuccessors(applying, new HeldNotDeadLettered(reason)),
-                "a held message that could not be dead-lettered: the delivery that found it comes back");
+    @Test
+    void appliedSuccessorsAckTheDeliveryAndOnesThatFailedForGoodDoToo() {
+        qt().withExamples(1_000)
+                .forAll(Generate.enumValues(Result.class), strings(0, 40))
+                .checkAssert((counted, reason) -> {
+                    DeliveryDecision d = decision(5, DELAY);
+                    ApplyHeldSuccessors applying = new ApplyHeldSuccessors(counted);
+                    assertEquals(new Ack(counted), d.afterSuccessors(applying, new SuccessorsApplied()));
+                    assertEquals(
+                            new Ack(counted),
+                            d.afterSuccessors(applying, new SuccessorsFailed(false, reason)),
+                            "a permanent error would fail the same on every redelivery: acked, they stay held");
+                    assertEquals(
+                            new CountSuccessorsFailure(counted, reason),
+                            d.afterSuccessors(applying, new SuccessorsFailed(true, reason)));
+                    assertEquals(
+                            new Requeue(DELAY),
+                            d.afterSuccessors(applying, new HeldNotDeadLettered(reason)),
+                            "a held message that could not be dead-lettered: the delivery that found it comes back");
+                });
     }
 
-    @Property
-    void successorsThatFailedForNowAreRetriedThroughTheirPredecessorWhileItsAttemptsLast(
-            @ForAll Result counted,
-            @ForAll("attempts") Attempts limit,
-            @ForAll @LongRange(min = 0, max = 60_000) long retryDelayMillis) {
-        int maxAttempts = limit.maxAttempts();
-        int attempts = limit.attempts();
-        DeliveryDecision d = decision(maxAttempts, Duration.ofMillis(retryDelayMillis));
-        CountSuccessorsFailure failure = new CountSuccessorsFailure(counted, "StatementRefusedException: timeout");
-        Verdict verdict = d.afterSuccessorsCount(failure, new Counted(attempts));
-        assertEquals(
-                attempts < maxAttempts ? new Requeue(Duration.ofMillis(retryDelayMillis * attempts)) : new Ack(counted),
-                verdict,
-                "the predecessor stays applied: at the limit it is acked, never dead-lettered");
-        assertEquals(
-                new Ack(counted),
-                d.afterSuccessorsCount(failure, new NotCounted(true, "again")),
-                "a count that failed too cannot bound the retries: acked");
+    @Test
+    void successorsThatFailedForNowAreRetriedThroughTheirPredecessorWhileItsAttemptsLast() {
+        qt().withExamples(1_000)
+                .forAll(Generate.enumValues(Result.class), attempts(), longs(0, 60_000))
+                .checkAssert((counted, limit, retryDelayMillis) -> {
+                    int maxAttempts = limit.maxAttempts();
+                    int attempts = limit.attempts();
+                    DeliveryDecision d = decision(maxAttempts, Duration.ofMillis(retryDelayMillis));
+                    CountSuccessorsFailure failure =
+                            new CountSuccessorsFailure(counted, "StatementRefusedException: timeout");
+                    Verdict verdict = d.afterSuccessorsCount(failure, new Counted(attempts));
+                    assertEquals(
+                            attempts < maxAttempts
+                                    ? new Requeue(Duration.ofMillis(retryDelayMillis * attempts))
+                                    : new Ack(counted),
+                            verdict,
+                            "the predecessor stays applied: at the limit it is acked, never dead-lettered");
+                    assertEquals(
+                            new Ack(counted),
+                            d.afterSuccessorsCount(failure, new NotCounted(true, "again")),
+                            "a count that failed too cannot bound the retries: acked");
+                });
     }
 
     // --- settling
 
-    @Example
+    @Test
     void aDeadLetterTheBrokerDidNotConfirmIsRequeuedAndAnEscapedErrorIsDeadLettered() {
         DeliveryDecision d = decision(5, DELAY);
         assertEquals(new Requeue(DELAY), d.notDeadLettered());
@@ -273,27 +337,35 @@ class DeliveryDecisionTest {
 
     // --- per-aggregate order
 
-    @Property
-    void anOrderedMessageIsAppliedOnlyAsItsAggregatesNextVersion(
-            @ForAll @LongRange(min = 0, max = 1L << 53) long applied, @ForAll @IntRange(min = -3, max = 3) int ahead) {
-        Assume.that(applied + ahead >= 1);
-        Placement expected = ahead <= 0 ? Placement.STALE : ahead == 1 ? Placement.APPLY : Placement.HOLD;
-        assertEquals(expected, DeliveryDecision.placement(applied + ahead, applied));
-        Statistics.collect(expected);
+    @Test
+    void anOrderedMessageIsAppliedOnlyAsItsAggregatesNextVersion() {
+        Map<Placement, Integer> placements = new EnumMap<>(Placement.class);
+        qt().withExamples(1_000)
+                .forAll(longs(0, 1L << 53), ints(-3, 3))
+                .assuming((applied, ahead) -> applied + ahead >= 1)
+                .checkAssert((applied, ahead) -> {
+                    Placement expected = ahead <= 0 ? Placement.STALE : ahead == 1 ? Placement.APPLY : Placement.HOLD;
+                    assertEquals(expected, DeliveryDecision.placement(applied + ahead, applied));
+                    placements.merge(expected, 1, Integer::sum);
+                });
+        System.out.println("[DeliveryDecisionTest] placements " + placements);
     }
 
-    @Property
-    void anyVersionFarAheadIsHeldAndAnyAtOrBehindIsStale(
-            @ForAll @LongRange(min = 1) long version, @ForAll @LongRange(min = 0) long applied) {
-        Placement p = DeliveryDecision.placement(version, applied);
-        if (version <= applied) {
-            assertEquals(Placement.STALE, p);
-        } else {
-            assertEquals(version - applied == 1 ? Placement.APPLY : Placement.HOLD, p);
-        }
+    @Test
+    void anyVersionFarAheadIsHeldAndAnyAtOrBehindIsStale() {
+        qt().withExamples(1_000)
+                .forAll(longs(1, Long.MAX_VALUE), longs(0, Long.MAX_VALUE))
+                .checkAssert((version, applied) -> {
+                    Placement p = DeliveryDecision.placement(version, applied);
+                    if (version <= applied) {
+                        assertEquals(Placement.STALE, p);
+                    } else {
+                        assertEquals(version - applied == 1 ? Placement.APPLY : Placement.HOLD, p);
+                    }
+                });
     }
 
-    @Example
+    @Test
     void aNewAggregateAppliesItsFirstVersionAndHoldsItsSecond() {
         assertEquals(Placement.APPLY, DeliveryDecision.placement(1, 0));
         assertEquals(Placement.HOLD, DeliveryDecision.placement(2, 0));

@@ -26,9 +26,10 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
+import java.util.stream.Stream;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
+import org.quicktheories.generators.SourceDSL;
 
 /**
  * Malformed deliveries generated from a valid one: a {@code payment.captured} exactly as the relay
@@ -36,7 +37,8 @@ import net.jqwik.api.Combinators;
  * properties, its headers (absent, null, of another AMQP type, another value: huge, negative,
  * 300-byte strings), its encodings, its routing or its body (truncated, not UTF-8, not JSON,
  * breaking the schema). Every mutation breaks the wire contract, and each names the rule
- * {@link WireContract} must report for it.
+ * {@link WireContract} must report for it. Built from QuickTheories' generators, so a failing
+ * mutation shrinks, and the seed printed with it replays the run ({@code -DQT_SEED=<seed>}).
  */
 public final class DeliveryMutations {
     private static final Currency EUR = Currency.getInstance("EUR");
@@ -111,9 +113,23 @@ public final class DeliveryMutations {
         return placedAndCaptured(UUID.randomUUID()).get(1);
     }
 
+    /**
+     * Valid payment.captured deliveries as {@link #validCapture()} makes them, each of a new order
+     * whose id is generated: every example is a delivery of its own (none is skipped as a repeat
+     * of an earlier one), and the seed replays which orders they were.
+     */
+    public static Gen<Wire> validCaptures() {
+        return SourceDSL.longs()
+                .all()
+                .zip(SourceDSL.longs().all(), (high, low) -> new UUID(high, low))
+                .map(orderId -> placedAndCaptured(orderId).get(1))
+                .describedAs(w -> "a valid payment.captured of order "
+                        + w.props.getHeaders().get("aggregate_id"));
+    }
+
     /** Every family of mutation, equally likely. */
-    public static Arbitrary<Mutation> all() {
-        return Arbitraries.oneOf(List.of(
+    public static Gen<Mutation> all() {
+        return Generate.oneOf(
                 messageId(),
                 contentType(),
                 contentEncoding(),
@@ -130,35 +146,87 @@ public final class DeliveryMutations {
                 routing(),
                 truncatedBody(),
                 bodyNotUtf8(),
-                bodyNotTheSchema()));
+                bodyNotTheSchema());
     }
 
     private static Mutation mutation(String family, String description, Rule rule, UnaryOperator<Wire> change) {
         return new Mutation(family, description, rule, change);
     }
 
+    /**
+     * The values of {@code values}, and one time in ten one of {@code edges}: the ends of a range
+     * and the like, which a uniform draw from a wide range would all but never hit.
+     */
+    private static <T> Gen<T> withEdges(Gen<T> values, List<T> edges) {
+        return values.mix(Generate.pick(edges), 10);
+    }
+
+    /** Whole numbers from {@code min} to {@code max}, edges: both ends and -1, 0, 1 where in range. */
+    private static Gen<Long> longsBetween(long min, long max) {
+        return withEdges(
+                SourceDSL.longs().between(min, max),
+                Stream.of(min, -1L, 0L, 1L, max)
+                        .filter(v -> v >= min && v <= max)
+                        .distinct()
+                        .toList());
+    }
+
+    /** Whole numbers from {@code min} to {@code max}, edges: both ends and -1, 0, 1 where in range. */
+    private static Gen<Integer> intsBetween(int min, int max) {
+        return withEdges(
+                SourceDSL.integers().between(min, max),
+                Stream.of(min, -1, 0, 1, max)
+                        .filter(v -> v >= min && v <= max)
+                        .distinct()
+                        .toList());
+    }
+
+    /** Byte arrays of up to {@code maxSize} bytes, the empty one an edge. */
+    private static Gen<byte[]> byteArrays(int maxSize) {
+        return Generate.byteArrays(intsBetween(0, maxSize), Generate.bytes(Byte.MIN_VALUE, Byte.MAX_VALUE, (byte) 0));
+    }
+
+    private static Gen<Character> chars(char from, char to) {
+        return Generate.range(from, to).map(c -> (char) c.intValue());
+    }
+
+    /** Any UTF-16 char, one in ten an awkward one: NUL, a lone high or low surrogate, a BOM, U+FFFF. */
+    private static final Gen<Character> ANY_CHAR = withEdges(
+            chars(Character.MIN_VALUE, Character.MAX_VALUE), List.of('\u0000', '\uD800', '\uDFFF', '\uFEFF', '\uFFFF'));
+
+    /** Strings of {@code chars}, {@code min} to {@code max} long, one in ten of the shortest or the longest length. */
+    private static Gen<String> strings(Gen<Character> chars, int min, int max) {
+        return SourceDSL.lists()
+                .of(chars)
+                .ofSizes(withEdges(SourceDSL.integers().between(min, max), List.of(min, max)))
+                .map(DeliveryMutations::join);
+    }
+
+    private static String join(List<Character> chars) {
+        StringBuilder sb = new StringBuilder(chars.size());
+        chars.forEach(sb::append);
+        return sb.toString();
+    }
+
     /** Strings of any characters, the awkward ones (NUL, surrogates, non-Latin) included. */
-    private static Arbitrary<String> anyString(int min, int max) {
-        return Arbitraries.strings()
-                .withCharRange('\u0000', '\uFFFF')
-                .ofMinLength(min)
-                .ofMaxLength(max);
+    private static Gen<String> anyString(int min, int max) {
+        return strings(ANY_CHAR, min, max);
     }
 
     /** A property string: at most 255 bytes in UTF-8, the AMQP short-string limit the client enforces. */
-    private static Arbitrary<String> shortString(int min, int max) {
-        return Arbitraries.strings().withCharRange(' ', '~').ofMinLength(min).ofMaxLength(Math.min(max, 255));
+    private static Gen<String> shortString(int min, int max) {
+        return strings(chars(' ', '~'), min, Math.min(max, 255));
     }
 
-    static Arbitrary<Mutation> messageId() {
-        Arbitrary<String> notUuid = Arbitraries.oneOf(
+    static Gen<Mutation> messageId() {
+        Gen<String> notUuid = Generate.oneOf(
                         shortString(0, 255),
-                        Arbitraries.just("m".repeat(255)),
-                        Arbitraries.just(UUID.randomUUID() + "x"),
-                        Arbitraries.just(UUID.randomUUID().toString().replace("-", "")))
-                .filter(s -> !UUID_SHAPE.matcher(s).matches());
-        return Arbitraries.oneOf(
-                Arbitraries.just(mutation(
+                        Generate.constant("m".repeat(255)),
+                        Generate.constant(UUID.randomUUID() + "x"),
+                        Generate.constant(UUID.randomUUID().toString().replace("-", "")))
+                .assuming(s -> !UUID_SHAPE.matcher(s).matches());
+        return Generate.oneOf(
+                Generate.constant(mutation(
                         "messageId",
                         "absent",
                         Rule.MESSAGE_ID,
@@ -170,20 +238,20 @@ public final class DeliveryMutations {
                         w -> w.props(w.props.builder().messageId(id).build()))));
     }
 
-    static Arbitrary<Mutation> contentType() {
-        Arbitrary<String> other = Arbitraries.oneOf(
-                        Arbitraries.of(
+    static Gen<Mutation> contentType() {
+        Gen<String> other = Generate.oneOf(
+                        Generate.pick(List.of(
                                 "text/plain",
                                 "application/xml",
                                 "application/octet-stream",
                                 "application/json; charset=latin-1",
                                 "application/jsonx",
                                 "application/json;",
-                                ""),
+                                "")),
                         shortString(1, 60))
-                .filter(s -> !s.trim().equalsIgnoreCase("application/json"));
-        return Arbitraries.oneOf(
-                Arbitraries.just(mutation(
+                .assuming(s -> !s.trim().equalsIgnoreCase("application/json"));
+        return Generate.oneOf(
+                Generate.constant(mutation(
                         "contentType",
                         "absent",
                         Rule.CONTENT_TYPE,
@@ -195,11 +263,11 @@ public final class DeliveryMutations {
                         w -> w.props(w.props.builder().contentType(ct).build()))));
     }
 
-    static Arbitrary<Mutation> contentEncoding() {
-        Arbitrary<String> other = Arbitraries.oneOf(
-                        Arbitraries.of("gzip", "deflate", "br", "identity", "utf-16", "latin-1", "utf8", ""),
+    static Gen<Mutation> contentEncoding() {
+        Gen<String> other = Generate.oneOf(
+                        Generate.pick(List.of("gzip", "deflate", "br", "identity", "utf-16", "latin-1", "utf8", "")),
                         shortString(1, 40))
-                .filter(s -> !s.equalsIgnoreCase("utf-8"));
+                .assuming(s -> !s.equalsIgnoreCase("utf-8"));
         return other.map(enc -> mutation(
                 "contentEncoding",
                 "'" + abbreviate(enc) + "' with the plain body",
@@ -207,11 +275,11 @@ public final class DeliveryMutations {
                 w -> w.props(w.props.builder().contentEncoding(enc).build())));
     }
 
-    static Arbitrary<Mutation> typeProperty() {
-        Arbitrary<String> other = Arbitraries.oneOf(Arbitraries.of(OTHER_BOUND_KEYS), shortString(1, 255))
-                .filter(s -> !s.equals("payment.captured") && !s.isBlank());
-        return Arbitraries.oneOf(
-                Arbitraries.just(mutation(
+    static Gen<Mutation> typeProperty() {
+        Gen<String> other = Generate.oneOf(Generate.pick(OTHER_BOUND_KEYS), shortString(1, 255))
+                .assuming(s -> !s.equals("payment.captured") && !s.isBlank());
+        return Generate.oneOf(
+                Generate.constant(mutation(
                         "type",
                         "absent",
                         Rule.TYPE,
@@ -221,10 +289,7 @@ public final class DeliveryMutations {
                         "'" + abbreviate(t) + "', header unchanged",
                         Rule.MESSAGE_TYPE,
                         w -> w.props(w.props.builder().type(t).build()))),
-                Arbitraries.strings()
-                        .withCharRange('a', 'z')
-                        .ofMinLength(1)
-                        .ofMaxLength(20)
+                strings(chars('a', 'z'), 1, 20)
                         .map(t -> "x." + t)
                         .map(t -> mutation("type", "'" + t + "', header too", Rule.UNKNOWN_TYPE, w -> {
                             Map<String, Object> h = new HashMap<>(w.props.getHeaders());
@@ -233,10 +298,10 @@ public final class DeliveryMutations {
                         })));
     }
 
-    static Arbitrary<Mutation> headersTable() {
-        return Arbitraries.of(
+    static Gen<Mutation> headersTable() {
+        return Generate.pick(List.of(
                 mutation("headers", "no headers table", Rule.HEADERS, w -> w.headers(h -> null)),
-                mutation("headers", "empty headers table", Rule.MESSAGE_TYPE, w -> w.headers(h -> new HashMap<>())));
+                mutation("headers", "empty headers table", Rule.MESSAGE_TYPE, w -> w.headers(h -> new HashMap<>()))));
     }
 
     private static final Map<String, Rule> REQUIRED = Map.of(
@@ -246,8 +311,8 @@ public final class DeliveryMutations {
             "aggregate_id", Rule.AGGREGATE_ID,
             "aggregate_version", Rule.AGGREGATE_VERSION);
 
-    static Arbitrary<Mutation> missingHeader() {
-        return Arbitraries.of(REQUIRED.keySet().stream().sorted().toList())
+    static Gen<Mutation> missingHeader() {
+        return Generate.pick(REQUIRED.keySet().stream().sorted().toList())
                 .map(name -> mutation(
                         "header absent",
                         name,
@@ -258,10 +323,10 @@ public final class DeliveryMutations {
                         })));
     }
 
-    static Arbitrary<Mutation> nullHeader() {
+    static Gen<Mutation> nullHeader() {
         List<String> names = new ArrayList<>(REQUIRED.keySet().stream().sorted().toList());
         names.addAll(List.of("tenant_id", "causation_id", "traceparent"));
-        return Arbitraries.of(names)
+        return Generate.pick(names)
                 .map(name -> mutation(
                         "header null",
                         name,
@@ -273,69 +338,85 @@ public final class DeliveryMutations {
     }
 
     /** Field values of every AMQP type that is not a string. */
-    private static Arbitrary<Object> notAString() {
-        return Arbitraries.oneOf(
-                Arbitraries.integers().map(i -> (Object) i),
-                Arbitraries.longs().map(l -> (Object) l),
-                Arbitraries.of(true, false).map(b -> (Object) b),
-                Arbitraries.doubles().map(d -> (Object) d),
-                Arbitraries.bigDecimals()
-                        .between(new BigDecimal("-1000000"), new BigDecimal("1000000"))
-                        .ofScale(3)
+    private static Gen<Object> notAString() {
+        return Generate.oneOf(
+                intsBetween(Integer.MIN_VALUE, Integer.MAX_VALUE).map(i -> (Object) i),
+                longsBetween(Long.MIN_VALUE, Long.MAX_VALUE).map(l -> (Object) l),
+                Generate.booleans().map(b -> (Object) b),
+                withEdges(
+                                SourceDSL.doubles().any().assuming(Double::isFinite),
+                                List.of(0.0, 1.0, -1.0, Double.MAX_VALUE, -Double.MAX_VALUE))
                         .map(d -> (Object) d),
-                Arbitraries.longs().between(0, 4_000_000_000L).map(s -> (Object) new Date(s * 1000)),
-                Arbitraries.bytes().array(byte[].class).ofMaxSize(20).map(b -> (Object) b),
-                Arbitraries.just(Map.of("value", "x")),
-                Arbitraries.just(List.of("x", 1)));
+                // -1,000,000.000 to 1,000,000.000, scale 3
+                longsBetween(-1_000_000_000L, 1_000_000_000L).map(unscaled -> (Object) BigDecimal.valueOf(unscaled, 3)),
+                longsBetween(0, 4_000_000_000L).map(s -> (Object) new Date(s * 1000)),
+                byteArrays(20).map(b -> (Object) b),
+                Generate.<Object>constant(Map.of("value", "x")),
+                Generate.<Object>constant(List.of("x", 1)));
     }
 
     /** Field values of every AMQP type that is not an integer: text that reads as one included. */
-    private static Arbitrary<Object> notAnInteger() {
-        return Arbitraries.oneOf(
-                Arbitraries.integers().between(1, 1000).map(i -> (Object) LongStringHelper.asLongString("" + i)),
-                Arbitraries.integers().between(1, 1000).map(i -> (Object) String.valueOf(i)),
-                Arbitraries.of(true, false).map(b -> (Object) b),
-                Arbitraries.doubles().between(1, 1e12).map(d -> (Object) d),
-                Arbitraries.floats().between(1, 1e6f).map(f -> (Object) f),
-                Arbitraries.integers().between(1, 1000).map(i -> (Object) new BigDecimal(i)),
-                Arbitraries.longs().between(0, 4_000_000_000L).map(s -> (Object) new Date(s * 1000)),
-                Arbitraries.bytes().array(byte[].class).ofMaxSize(8).map(b -> (Object) b),
-                Arbitraries.just(Map.of("v", 1)),
-                Arbitraries.just(List.of(1)));
+    private static Gen<Object> notAnInteger() {
+        return Generate.oneOf(
+                intsBetween(1, 1000).map(i -> (Object) LongStringHelper.asLongString("" + i)),
+                intsBetween(1, 1000).map(i -> (Object) String.valueOf(i)),
+                Generate.booleans().map(b -> (Object) b),
+                withEdges(SourceDSL.doubles().between(1, 1e12), List.of(1.0, 1e12))
+                        .map(d -> (Object) d),
+                withEdges(SourceDSL.floats().between(1, 1e6f), List.of(1f, 1e6f))
+                        .map(f -> (Object) f),
+                intsBetween(1, 1000).map(i -> (Object) new BigDecimal(i)),
+                longsBetween(0, 4_000_000_000L).map(s -> (Object) new Date(s * 1000)),
+                byteArrays(8).map(b -> (Object) b),
+                Generate.<Object>constant(Map.of("v", 1)),
+                Generate.<Object>constant(List.of(1)));
     }
 
-    static Arbitrary<Mutation> stringHeaderOfAnotherType() {
-        return Combinators.combine(Arbitraries.of("message_type", "aggregate_type", "aggregate_id"), notAString())
-                .as((name, value) -> mutation(
-                        "header of another type",
-                        name + " as " + AmqpHeaders.fieldType(value),
-                        REQUIRED.get(name),
-                        w -> w.headers(h -> {
-                            h.put(name, value);
-                            return h;
-                        })));
+    static Gen<Mutation> stringHeaderOfAnotherType() {
+        return Generate.pick(List.of("message_type", "aggregate_type", "aggregate_id"))
+                .zip(
+                        notAString(),
+                        (name, value) -> mutation(
+                                "header of another type",
+                                name + " as " + AmqpHeaders.fieldType(value),
+                                REQUIRED.get(name),
+                                w -> w.headers(h -> {
+                                    h.put(name, value);
+                                    return h;
+                                })));
     }
 
-    static Arbitrary<Mutation> integerHeaderOfAnotherType() {
-        return Combinators.combine(Arbitraries.of("message_version", "aggregate_version"), notAnInteger())
-                .as((name, value) -> mutation(
-                        "header of another type",
-                        name + " as " + AmqpHeaders.fieldType(value),
-                        REQUIRED.get(name),
-                        w -> w.headers(h -> {
-                            h.put(name, value);
-                            return h;
-                        })));
+    static Gen<Mutation> integerHeaderOfAnotherType() {
+        return Generate.pick(List.of("message_version", "aggregate_version"))
+                .zip(
+                        notAnInteger(),
+                        (name, value) -> mutation(
+                                "header of another type",
+                                name + " as " + AmqpHeaders.fieldType(value),
+                                REQUIRED.get(name),
+                                w -> w.headers(h -> {
+                                    h.put(name, value);
+                                    return h;
+                                })));
     }
 
     /** Any whole number of any AMQP integer type, except the contract's version 1. */
-    static Arbitrary<Mutation> messageVersionValue() {
-        Arbitrary<Object> other = Arbitraries.oneOf(
-                Arbitraries.integers().filter(i -> i != 1).map(i -> (Object) i),
-                Arbitraries.longs().filter(l -> l != 1).map(l -> (Object) l),
-                Arbitraries.<Object>of(Integer.MAX_VALUE, Integer.MIN_VALUE, 0, -1, 2, 4_294_967_297L, Long.MAX_VALUE),
-                Arbitraries.shorts().filter(s -> s != 1).map(s -> (Object) s),
-                Arbitraries.bytes().filter(b -> b != 1).map(b -> (Object) b));
+    static Gen<Mutation> messageVersionValue() {
+        Gen<Object> other = Generate.oneOf(
+                intsBetween(Integer.MIN_VALUE, Integer.MAX_VALUE)
+                        .assuming(i -> i != 1)
+                        .map(i -> (Object) i),
+                longsBetween(Long.MIN_VALUE, Long.MAX_VALUE)
+                        .assuming(l -> l != 1)
+                        .map(l -> (Object) l),
+                Generate.pick(List.<Object>of(
+                        Integer.MAX_VALUE, Integer.MIN_VALUE, 0, -1, 2, 4_294_967_297L, Long.MAX_VALUE)),
+                intsBetween(Short.MIN_VALUE, Short.MAX_VALUE)
+                        .assuming(s -> s != 1)
+                        .map(s -> (Object) s.shortValue()),
+                intsBetween(Byte.MIN_VALUE, Byte.MAX_VALUE)
+                        .assuming(b -> b != 1)
+                        .map(b -> (Object) b.byteValue()));
         return other.map(v -> mutation(
                 "message_version value",
                 v + " (" + v.getClass().getSimpleName() + ")",
@@ -348,13 +429,13 @@ public final class DeliveryMutations {
     }
 
     /** Zero or negative, of any AMQP integer type. */
-    static Arbitrary<Mutation> aggregateVersionValue() {
-        Arbitrary<Object> notPositive = Arbitraries.oneOf(
-                Arbitraries.longs().lessOrEqual(0).map(l -> (Object) l),
-                Arbitraries.integers().lessOrEqual(0).map(i -> (Object) i),
-                Arbitraries.<Object>of(0, 0L, -1L, Long.MIN_VALUE, Integer.MIN_VALUE),
-                Arbitraries.shorts().lessOrEqual((short) 0).map(s -> (Object) s),
-                Arbitraries.bytes().lessOrEqual((byte) 0).map(b -> (Object) b));
+    static Gen<Mutation> aggregateVersionValue() {
+        Gen<Object> notPositive = Generate.oneOf(
+                longsBetween(Long.MIN_VALUE, 0).map(l -> (Object) l),
+                intsBetween(Integer.MIN_VALUE, 0).map(i -> (Object) i),
+                Generate.pick(List.<Object>of(0, 0L, -1L, Long.MIN_VALUE, Integer.MIN_VALUE)),
+                intsBetween(Short.MIN_VALUE, 0).map(s -> (Object) s.shortValue()),
+                intsBetween(Byte.MIN_VALUE, 0).map(b -> (Object) b.byteValue()));
         return notPositive.map(v -> mutation(
                 "aggregate_version value",
                 v + " (" + v.getClass().getSimpleName() + ")",
@@ -366,42 +447,46 @@ public final class DeliveryMutations {
     }
 
     /** message_type, aggregate_type or aggregate_id as another string: 300 bytes, blank, NUL, other types. */
-    static Arbitrary<Mutation> stringHeaderValue() {
-        Arbitrary<String> values = Arbitraries.oneOf(
+    static Gen<Mutation> stringHeaderValue() {
+        Gen<String> values = Generate.oneOf(
                         anyString(300, 300),
-                        Arbitraries.strings().withCharRange('a', 'z').ofLength(300),
+                        strings(chars('a', 'z'), 300, 300),
                         anyString(0, 40),
-                        Arbitraries.of("", " ", "\u0000", "payment.refunded", "order.created", "customer", "ORDER"),
-                        Arbitraries.just(UUID.randomUUID().toString()))
+                        Generate.pick(
+                                List.of("", " ", "\u0000", "payment.refunded", "order.created", "customer", "ORDER")),
+                        Generate.constant(UUID.randomUUID().toString()))
                 // the two values that are right for one of these headers
-                .filter(v -> !v.equals("payment.captured") && !v.equals("order"));
-        return Combinators.combine(Arbitraries.of("message_type", "aggregate_type", "aggregate_id"), values)
-                .as((name, value) -> mutation(
-                        "header value",
-                        name + " = '" + abbreviate(value) + "' (" + value.length() + " chars)",
-                        REQUIRED.get(name),
-                        w -> w.headers(h -> {
-                            h.put(name, value);
-                            return h;
-                        })));
+                .assuming(v -> !v.equals("payment.captured") && !v.equals("order"));
+        return Generate.pick(List.of("message_type", "aggregate_type", "aggregate_id"))
+                .zip(
+                        values,
+                        (name, value) -> mutation(
+                                "header value",
+                                name + " = '" + abbreviate(value) + "' (" + value.length() + " chars)",
+                                REQUIRED.get(name),
+                                w -> w.headers(h -> {
+                                    h.put(name, value);
+                                    return h;
+                                })));
     }
 
-    static Arbitrary<Mutation> optionalHeader() {
-        Arbitrary<Mutation> wrongType = Combinators.combine(
-                        Arbitraries.of("tenant_id", "causation_id", "traceparent"), notAString())
-                .as((name, value) -> mutation(
-                        "optional header",
-                        name + " as " + AmqpHeaders.fieldType(value),
-                        Rule.OPTIONAL_HEADER,
-                        w -> w.headers(h -> {
-                            h.put(name, value);
-                            return h;
-                        })));
-        Arbitrary<Mutation> badTrace = Arbitraries.oneOf(
+    static Gen<Mutation> optionalHeader() {
+        Gen<Mutation> wrongType = Generate.pick(List.of("tenant_id", "causation_id", "traceparent"))
+                .zip(
+                        notAString(),
+                        (name, value) -> mutation(
+                                "optional header",
+                                name + " as " + AmqpHeaders.fieldType(value),
+                                Rule.OPTIONAL_HEADER,
+                                w -> w.headers(h -> {
+                                    h.put(name, value);
+                                    return h;
+                                })));
+        Gen<Mutation> badTrace = Generate.oneOf(
                         anyString(300, 300),
                         anyString(0, 60),
-                        Arbitraries.of("00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01", "garbage"))
-                .filter(s -> !dev.outbox.Traceparent.isValid(s))
+                        Generate.pick(List.of("00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01", "garbage")))
+                .assuming(s -> !dev.outbox.Traceparent.isValid(s))
                 .map(t -> mutation(
                         "optional header",
                         "traceparent '" + abbreviate(t) + "'",
@@ -410,12 +495,12 @@ public final class DeliveryMutations {
                             h.put("traceparent", t);
                             return h;
                         })));
-        return Arbitraries.oneOf(wrongType, badTrace);
+        return Generate.oneOf(wrongType, badTrace);
     }
 
     /** Through the contract's exchange with another routing key the queue is bound to. */
-    static Arbitrary<Mutation> routing() {
-        return Arbitraries.of(OTHER_BOUND_KEYS)
+    static Gen<Mutation> routing() {
+        return Generate.pick(OTHER_BOUND_KEYS)
                 .map(key -> mutation(
                         "routing",
                         "orders.events with routing key " + key,
@@ -423,9 +508,8 @@ public final class DeliveryMutations {
                         w -> new Wire(w.exchange, key, w.props, w.body)));
     }
 
-    static Arbitrary<Mutation> truncatedBody() {
-        return Arbitraries.integers()
-                .between(0, 999)
+    static Gen<Mutation> truncatedBody() {
+        return intsBetween(0, 999)
                 .map(permille -> mutation(
                         "body truncated",
                         "to " + permille / 10.0 + "%",
@@ -434,16 +518,19 @@ public final class DeliveryMutations {
     }
 
     /** A byte sequence no UTF-8 decoder accepts, spliced in at some point of the body. */
-    static Arbitrary<Mutation> bodyNotUtf8() {
-        Arbitrary<byte[]> invalid = Arbitraries.of(
+    static Gen<Mutation> bodyNotUtf8() {
+        Gen<byte[]> invalid = Generate.pick(List.of(
                 new byte[] {(byte) 0xff},
                 new byte[] {(byte) 0xc3, (byte) 0x28},
                 new byte[] {(byte) 0xed, (byte) 0xa0, (byte) 0x80}, // an unpaired surrogate, CESU-8 style
                 new byte[] {(byte) 0xe2, (byte) 0x82},
                 new byte[] {(byte) 0xf8, (byte) 0x88, (byte) 0x80, (byte) 0x80, (byte) 0x80},
-                new byte[] {(byte) 0xc0, (byte) 0xaf}); // an overlong '/'
-        return Combinators.combine(invalid, Arbitraries.doubles().between(0, 1))
-                .as((bad, at) -> mutation(
+                new byte[] {(byte) 0xc0, (byte) 0xaf})); // an overlong '/'
+        // anywhere from the body's first byte to after its last, both ends among the edges
+        Gen<Double> where = withEdges(SourceDSL.doubles().between(0, 1), List.of(0.0, 1.0));
+        return invalid.zip(
+                where,
+                (bad, at) -> mutation(
                         "body not UTF-8", toHex(bad) + " at " + Math.round(at * 100) + "%", Rule.BODY_ENCODING, w -> {
                             int pos = (int) Math.round(w.body.length * at);
                             byte[] out = new byte[w.body.length + bad.length];
@@ -454,8 +541,8 @@ public final class DeliveryMutations {
                         }));
     }
 
-    static Arbitrary<Mutation> bodyNotTheSchema() {
-        Arbitrary<Mutation> dropped = Arbitraries.of("paymentId", "amount", "currency", "capturedAt", "orderId")
+    static Gen<Mutation> bodyNotTheSchema() {
+        Gen<Mutation> dropped = Generate.pick(List.of("paymentId", "amount", "currency", "capturedAt", "orderId"))
                 .map(field -> mutation(
                         "body schema",
                         "without " + field,
@@ -463,7 +550,7 @@ public final class DeliveryMutations {
                         w -> w.body(json(w.bodyText()
                                 .replaceFirst("\"" + field + "\":\"[^\"]*\",?", "")
                                 .replace(",}", "}")))));
-        Arbitrary<Mutation> amount = Arbitraries.of(
+        Gen<Mutation> amount = Generate.pick(List.of(
                         "\"-1.00\"",
                         "\"0\"",
                         "\"0.00\"",
@@ -474,38 +561,35 @@ public final class DeliveryMutations {
                         "null",
                         "[]",
                         "{}",
-                        "true")
+                        "true"))
                 .map(v -> mutation(
                         "body schema",
                         "amount " + v,
                         Rule.BODY_SCHEMA,
                         w -> w.body(json(w.bodyText().replaceFirst("\"amount\":\"[^\"]*\"", "\"amount\":" + v)))));
-        Arbitrary<Mutation> currency = Arbitraries.strings()
-                .withCharRange('a', 'z')
-                .ofMinLength(0)
-                .ofMaxLength(5)
+        Gen<Mutation> currency = strings(chars('a', 'z'), 0, 5)
                 .map(c -> mutation(
                         "body schema",
                         "currency '" + c + "'",
                         Rule.BODY_SCHEMA,
                         w -> w.body(json(
                                 w.bodyText().replaceFirst("\"currency\":\"[^\"]*\"", "\"currency\":\"" + c + "\"")))));
-        Arbitrary<Mutation> notAnObject = Arbitraries.of("[]", "\"payment\"", "42", "null", "[{}]", "true")
+        Gen<Mutation> notAnObject = Generate.pick(List.of("[]", "\"payment\"", "42", "null", "[{}]", "true"))
                 .map(v -> mutation("body schema", "the body " + v, Rule.BODY_SCHEMA, w -> w.body(json(v))));
-        Arbitrary<Mutation> notJson = Arbitraries.of("", "{", "{}}", "{\"a\":1} {\"b\":2}", "not json", "{'a':1}")
+        Gen<Mutation> notJson = Generate.pick(List.of("", "{", "{}}", "{\"a\":1} {\"b\":2}", "not json", "{'a':1}"))
                 .map(v -> mutation("body not JSON", "'" + v + "'", Rule.BODY_JSON, w -> w.body(json(v))));
-        Arbitrary<Mutation> duplicateKey = Arbitraries.just(mutation(
+        Gen<Mutation> duplicateKey = Generate.constant(mutation(
                 "body not JSON",
                 "amount twice",
                 Rule.BODY_JSON,
                 w -> w.body(json(w.bodyText().replaceFirst("\\{", "{\"amount\":\"1.00\",")))));
-        Arbitrary<Mutation> otherAggregate = Arbitraries.just(mutation(
+        Gen<Mutation> otherAggregate = Generate.constant(mutation(
                 "body schema",
                 "orderId of another order",
                 Rule.AGGREGATE_ID,
                 w -> w.body(json(w.bodyText()
                         .replaceFirst("\"orderId\":\"[^\"]*\"", "\"orderId\":\"" + UUID.randomUUID() + "\"")))));
-        return Arbitraries.oneOf(dropped, amount, currency, notAnObject, notJson, duplicateKey, otherAggregate);
+        return Generate.oneOf(dropped, amount, currency, notAnObject, notJson, duplicateKey, otherAggregate);
     }
 
     private static byte[] json(String s) {
