@@ -13,7 +13,7 @@ import java.util.UUID;
 
 /**
  * What this relay did, as Micrometer meters (exposed in Prometheus format on the relay's
- * {@code /metrics}) and as plain numbers for logs and tests. Names follow seed 001 section 22:
+ * {@code /metrics}) and as plain numbers for logs and tests. The meters:
  * {@code outbox_publish_attempts_total}, {@code outbox_publish_successes_total},
  * {@code outbox_publish_failures_total{error_code}}, {@code outbox_confirm_latency_seconds},
  * {@code outbox_batch_size}, {@code outbox_stale_locks_total}, {@code outbox_lost_leases_total},

@@ -27,7 +27,7 @@ import org.mybatis.guice.transactional.Transactional;
 /**
  * The order use cases. Each write is one {@code @Transactional} method that changes the order
  * and inserts one outbox row per emitted event, explicitly, in the same transaction: both
- * commit, or neither does (seed 001 section 6). Nothing here talks to the broker.
+ * commit, or neither does. Nothing here talks to the broker.
  *
  * <p>An order belongs to the tenant it was placed with ({@link MessageContext#tenantId()}, null
  * when the request named none, which is a tenant of its own). A request from any other tenant

@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
  * A configuration class declares its settings as {@code static final} fields and reads them with
  * {@link Settings#get(Setting)}; nothing else reads the environment. The README's configuration
  * table is rendered from these declarations, and a test fails when the README and the
- * declarations differ ({@code SettingsTableTest} in {@code ops/launcher}).
+ * declarations differ ({@code SettingsDeclaredOnceTest} in {@code ops/launcher}).
  *
  * <p>A setting whose default is computed from other settings (a socket timeout that follows the
  * statement timeout) declares how its default is shown with {@link #defaultShownAs} and is read

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * published alone goes through the {@link SoloPublisher}.
  *
  * <p>One thread publishes ({@link #publish}); confirms, returns and shutdowns arrive on the
- * connection's thread. Not for sharing between publishing threads (CONVENTIONS 7).
+ * connection's thread. Not for sharing between publishing threads: each has a channel of its own.
  */
 public final class ConfirmPublisher<T> implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ConfirmPublisher.class);

@@ -262,8 +262,7 @@ public final class BenchMain {
                         Report.ratio(r.perSecond(), b.perSecond())));
             }
             if (n != null) {
-                summary.add(String.format(
-                        "R/N = %s (the naive relay of seed 000).", Report.ratio(r.perSecond(), n.perSecond())));
+                summary.add(String.format("R/N = %s (the naive relay).", Report.ratio(r.perSecond(), n.perSecond())));
             }
         }
         Throughput bFresh = best(tried, "B fresh");

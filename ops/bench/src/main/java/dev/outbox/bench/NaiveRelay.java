@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * N: the relay of seed 000 as written there (publishing through the project's
+ * N: the naive relay, the simplest correct one (publishing through the project's
  * {@link ConfirmPublisher} with a window of one, so it waits for each confirm). One transaction per tick: select 100 pending rows
  * {@code FOR UPDATE SKIP LOCKED}, and for each row publish it, wait for its confirm, update it;
  * commit. Runs until the backlog is gone or {@code budget} has passed, and reports the rows it
@@ -40,7 +40,7 @@ final class NaiveRelay {
                         + " ORDER BY next_attempt_at, created_at LIMIT 100 FOR UPDATE SKIP LOCKED");
                 PreparedStatement mark = db.prepareStatement(
                         "UPDATE message_outbox SET status = 'PUBLISHED', published_at = now() WHERE id = ?")) {
-            // window 1: the seed's relay waits for each confirm before it sends the next message
+            // window 1: the naive relay waits for each confirm before it sends the next message
             Outcomes outcomes = new Outcomes();
             ConfirmPublisher<String> ch =
                     ConfirmPublisher.open(amqp, 1, BrokerConfig.DEFAULT_MAX_MESSAGE_BYTES, outcomes);
@@ -97,11 +97,6 @@ final class NaiveRelay {
                     "naive relay counted " + done + " but " + published + " rows are published");
         }
         return new Throughput(
-                "N",
-                "naive relay (seed 000)",
-                "1 worker, 100 rows per transaction, wait per confirm",
-                done,
-                seconds,
-                cpuPerRow);
+                "N", "naive relay", "1 worker, 100 rows per transaction, wait per confirm", done, seconds, cpuPerRow);
     }
 }

@@ -11,7 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The outbox's state as gauges (seed 001 section 22): backlog per status, parked rows per error
+ * The outbox's state as gauges: backlog per status, parked rows per error
  * code, the age of the oldest unpublished row, and aggregates blocked by a parked version. They
  * are read from the database, so each scrape reuses a snapshot for {@code ttl}: a dashboard
  * refreshing every second costs one set of indexed counts per {@code ttl}, not one per panel.

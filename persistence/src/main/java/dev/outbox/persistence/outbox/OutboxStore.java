@@ -19,8 +19,8 @@ import org.mybatis.guice.transactional.Transactional;
 
 /**
  * The relay's side of the outbox: each method is one short transaction of its own, committed
- * before the caller talks to the broker (CONVENTIONS 4: never hold a transaction across a broker
- * round trip). {@code force = true} because the statements are {@code UPDATE ... RETURNING},
+ * before the caller talks to the broker (a database transaction is never held open across a
+ * broker round trip). {@code force = true} because the statements are {@code UPDATE ... RETURNING},
  * which MyBatis runs as selects and would otherwise not commit.
  */
 @Singleton

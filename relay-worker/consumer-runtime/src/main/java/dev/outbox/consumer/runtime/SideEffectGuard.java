@@ -7,7 +7,7 @@ import jakarta.inject.Singleton;
 import org.mybatis.guice.transactional.Transactional;
 
 /**
- * Seed 000's rule for effects that cannot share the transaction: commit the dedupe record (and a
+ * The rule for effects that cannot share the transaction: commit the dedupe record (and a
  * {@code PENDING} side-effect row naming the message) <em>before</em> the external call, mark it
  * {@code DONE} after. A crash after the commit loses that one call rather than repeating it (the
  * redelivery is a duplicate), and the {@code PENDING} row says which message to repair by hand.
