@@ -4,12 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.quicktheories.QuickTheory.qt;
-import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
-import static org.quicktheories.generators.SourceDSL.longs;
 
 import com.rabbitmq.client.AMQP;
 import dev.outbox.Traceparent;
+import dev.outbox.testkit.gen.Generators;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
@@ -52,31 +51,8 @@ class PublishSpansPropertyTest {
                         hex16,
                         Generate.pick(List.of("00", "01", "ff", "zz")),
                         (v, t, s, f) -> v + "-" + t + "-" + s + "-" + f);
-        // any character but a surrogate, a noncharacter (U+FDD0 to U+FDEF, U+FFFE, U+FFFF) or one of
-        // private use (U+E000 to U+F8FF): 0000-D7FF, F900-FDCF, FDF0-FFFD counted through in that order
-        Gen<Character> character = integers()
-                .between(0, 0xD800 + 0x4D0 + 0x20E - 1)
-                .map(i -> {
-                    int c = i < 0xD800 ? i : i < 0xD800 + 0x4D0 ? 0xF900 + i - 0xD800 : 0xFDF0 + i - 0xD800 - 0x4D0;
-                    return (char) c;
-                });
-        Gen<String> anyString = lists().of(character)
-                .ofSizeBetween(0, 300)
-                .map(cs -> cs.stream().map(String::valueOf).collect(Collectors.joining()))
-                .mix(Generate.pick(List.of("", "\0", " ")), 10);
-        Gen<Long> anyLong = longs().all()
-                .mix(
-                        Generate.pick(List.of(
-                                Long.MIN_VALUE,
-                                Long.MIN_VALUE + 1,
-                                -2L,
-                                -1L,
-                                0L,
-                                1L,
-                                2L,
-                                Long.MAX_VALUE - 1,
-                                Long.MAX_VALUE)),
-                        10);
+        Gen<String> anyString = Generators.text(0, 300).mix(Generate.pick(List.of("", "\0", " ")), 10);
+        Gen<Long> anyLong = Generators.anyLong();
         return Generate.oneOf(
                 shaped.map(o -> (Object) o),
                 anyString.map(o -> (Object) o),

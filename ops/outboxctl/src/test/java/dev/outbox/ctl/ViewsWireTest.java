@@ -17,6 +17,7 @@ import dev.outbox.api.http.JsonConfig;
 import dev.outbox.ops.views.OpsActionViews;
 import dev.outbox.ops.views.OpsOverviewViews;
 import dev.outbox.ops.views.OpsViews;
+import dev.outbox.testkit.gen.Generators;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
@@ -143,13 +144,13 @@ class ViewsWireTest {
             return text().map(s -> s);
         }
         if (c == UUID.class) {
-            return anyLong().zip(anyLong(), (most, least) -> new UUID(most, least));
+            return Generators.anyLong().zip(Generators.anyLong(), (most, least) -> new UUID(most, least));
         }
         if (c == Instant.class) {
             return instants().map(i -> i);
         }
         if (c == long.class || c == Long.class) {
-            return anyLong().map(l -> l);
+            return Generators.anyLong().map(l -> l);
         }
         if (c == int.class || c == Integer.class) {
             return anyInt().map(i -> i);
@@ -176,23 +177,6 @@ class ViewsWireTest {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    /** Any long; one in ten an edge: each end, one in from each end, -2 to 2. */
-    private static Gen<Long> anyLong() {
-        return longs().all()
-                .mix(
-                        Generate.pick(List.of(
-                                Long.MIN_VALUE,
-                                Long.MIN_VALUE + 1,
-                                -2L,
-                                -1L,
-                                0L,
-                                1L,
-                                2L,
-                                Long.MAX_VALUE - 1,
-                                Long.MAX_VALUE)),
-                        10);
     }
 
     /** Any int; one in ten an edge: each end, one in from each end, -2 to 2. */
@@ -296,7 +280,7 @@ class ViewsWireTest {
                 .mix(Generate.pick(List.of("0", "9")), 10);
         Gen<Object> leaf = Generate.oneOf(
                 text().map(t -> nodes.textNode(t)),
-                anyLong().map(l -> nodes.numberNode(l)),
+                Generators.anyLong().map(l -> nodes.numberNode(l)),
                 decimals.map(d -> nodes.numberNode(d)),
                 digits.map(ds -> nodes.numberNode(new BigDecimal("0." + ds))),
                 Generate.booleans().map(b -> nodes.booleanNode(b)),

@@ -78,31 +78,17 @@ public final class GeneratedRows {
 
         /** The same row with another id. */
         public Row withId(UUID newId) {
-            return new Row(
-                    newId,
-                    aggregateType,
-                    aggregateId,
-                    aggregateVersion,
-                    messageType,
-                    messageVersion,
-                    exchangeName,
-                    routingKey,
-                    payload,
-                    headers,
-                    attemptCount,
-                    nextAttemptAt,
-                    createdAt,
-                    correlationId,
-                    causationId,
-                    traceId,
-                    tenantId,
-                    ordinary);
+            return with(newId, routingKey);
         }
 
         /** The same row with another routing key. */
         public Row withRoutingKey(String key) {
+            return with(id, key);
+        }
+
+        private Row with(UUID newId, String key) {
             return new Row(
-                    id,
+                    newId,
                     aggregateType,
                     aggregateId,
                     aggregateVersion,

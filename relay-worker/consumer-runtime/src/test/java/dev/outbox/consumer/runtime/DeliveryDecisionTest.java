@@ -22,6 +22,7 @@ import dev.outbox.consumer.runtime.DeliveryDecision.Verdict;
 import dev.outbox.consumer.runtime.IdempotentProcessor.Outcome;
 import dev.outbox.consumer.runtime.IdempotentProcessor.Result;
 import dev.outbox.persistence.StatementRefusedException;
+import dev.outbox.testkit.gen.Generators;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -85,30 +86,6 @@ class DeliveryDecisionTest {
         return SourceDSL.longs().between(min, max).mix(Generate.pick(edges), 10);
     }
 
-    /**
-     * Strings {@code min} to {@code max} chars long, one in ten of the shortest or the longest length,
-     * of any char but a surrogate, a noncharacter (U+FDD0 to U+FDEF, U+FFFE, U+FFFF) or one of private
-     * use (U+E000 to U+F8FF); one char in ten NUL, a space or U+FFFD, the ends of that range.
-     */
-    private static Gen<String> strings(int min, int max) {
-        // 0000-D7FF, F900-FDCF, FDF0-FFFD counted through in that order
-        Gen<Character> chars = SourceDSL.integers()
-                .between(0, 0xD800 + 0x4D0 + 0x20E - 1)
-                .map(i -> {
-                    int c = i < 0xD800 ? i : i < 0xD800 + 0x4D0 ? 0xF900 + i - 0xD800 : 0xFDF0 + i - 0xD800 - 0x4D0;
-                    return (char) c;
-                })
-                .mix(Generate.pick(List.of('\u0000', ' ', '\uFFFD')), 10);
-        return SourceDSL.lists()
-                .of(chars)
-                .ofSizes(SourceDSL.integers().between(min, max).mix(Generate.pick(List.of(min, max)), 10))
-                .map(cs -> {
-                    StringBuilder sb = new StringBuilder(cs.size());
-                    cs.forEach(sb::append);
-                    return sb.toString();
-                });
-    }
-
     /** As the runner builds it: {@code maxAttempts} and {@code retryDelay} from the consumer's settings. */
     private static DeliveryDecision decision(int maxAttempts, Duration retryDelay) {
         return DeliveryDecision.of(
@@ -120,7 +97,7 @@ class DeliveryDecisionTest {
     @Test
     void aDeliveryThatBreaksTheContractIsDeadLetteredAtOnceNamingTheRule() {
         qt().withExamples(1_000)
-                .forAll(Generate.enumValues(WireContract.Rule.class), strings(0, 80), ints(1, 1_000))
+                .forAll(Generate.enumValues(WireContract.Rule.class), Generators.text(0, 80), ints(1, 1_000))
                 .checkAssert((rule, detail, maxAttempts) -> assertEquals(
                         new DeadLetter("contract/" + rule.id() + ": " + detail, 1),
                         decision(maxAttempts, DELAY).contractBroken(new WireContract.Violation(rule, detail))));
@@ -247,7 +224,7 @@ class DeliveryDecisionTest {
     @Test
     void aFailureThatCannotBeCountedForNowIsRequeuedAfterOnePauseAndOneThatNeverCanGoesAtOnce() {
         qt().withExamples(1_000)
-                .forAll(ints(1, 1_000), longs(0, 60_000), strings(1, 40))
+                .forAll(ints(1, 1_000), longs(0, 60_000), Generators.text(1, 40))
                 .checkAssert((maxAttempts, retryDelayMillis, error) -> {
                     DeliveryDecision d = decision(maxAttempts, Duration.ofMillis(retryDelayMillis));
                     assertEquals(
@@ -281,7 +258,7 @@ class DeliveryDecisionTest {
     @Test
     void appliedSuccessorsAckTheDeliveryAndOnesThatFailedForGoodDoToo() {
         qt().withExamples(1_000)
-                .forAll(Generate.enumValues(Result.class), strings(0, 40))
+                .forAll(Generate.enumValues(Result.class), Generators.text(0, 40))
                 .checkAssert((counted, reason) -> {
                     DeliveryDecision d = decision(5, DELAY);
                     ApplyHeldSuccessors applying = new ApplyHeldSuccessors(counted);

@@ -373,23 +373,18 @@ public final class DeliveryMutations {
     }
 
     static Gen<Mutation> stringHeaderOfAnotherType() {
-        return Generate.pick(List.of("message_type", "aggregate_type", "aggregate_id"))
-                .zip(
-                        notAString(),
-                        (name, value) -> mutation(
-                                "header of another type",
-                                name + " as " + AmqpHeaders.fieldType(value),
-                                REQUIRED.get(name),
-                                w -> w.headers(h -> {
-                                    h.put(name, value);
-                                    return h;
-                                })));
+        return headerOfAnotherType(List.of("message_type", "aggregate_type", "aggregate_id"), notAString());
     }
 
     static Gen<Mutation> integerHeaderOfAnotherType() {
-        return Generate.pick(List.of("message_version", "aggregate_version"))
+        return headerOfAnotherType(List.of("message_version", "aggregate_version"), notAnInteger());
+    }
+
+    /** One of {@code names}, a required header, set to one of {@code values}, of another AMQP type. */
+    private static Gen<Mutation> headerOfAnotherType(List<String> names, Gen<Object> values) {
+        return Generate.pick(names)
                 .zip(
-                        notAnInteger(),
+                        values,
                         (name, value) -> mutation(
                                 "header of another type",
                                 name + " as " + AmqpHeaders.fieldType(value),

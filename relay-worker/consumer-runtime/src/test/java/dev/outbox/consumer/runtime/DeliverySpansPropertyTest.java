@@ -10,6 +10,7 @@ import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.LongString;
 import com.rabbitmq.client.impl.LongStringHelper;
 import dev.outbox.Traceparent;
+import dev.outbox.testkit.gen.Generators;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
@@ -58,26 +59,6 @@ class DeliverySpansPropertyTest {
                 .mix(Generate.constant(String.valueOf(chars.charAt(0)).repeat(length)), 10);
     }
 
-    /**
-     * Strings up to {@code max} chars long, one in ten the empty string or the longest, of any char but
-     * a surrogate, a noncharacter (U+FDD0 to U+FDEF, U+FFFE, U+FFFF) or one of private use (U+E000 to
-     * U+F8FF); one char in ten NUL, a space or U+FFFD, the ends of that range.
-     */
-    private static Gen<String> anyString(int max) {
-        // 0000-D7FF, F900-FDCF, FDF0-FFFD counted through in that order
-        Gen<Character> each = SourceDSL.integers()
-                .between(0, 0xD800 + 0x4D0 + 0x20E - 1)
-                .map(i -> {
-                    int c = i < 0xD800 ? i : i < 0xD800 + 0x4D0 ? 0xF900 + i - 0xD800 : 0xFDF0 + i - 0xD800 - 0x4D0;
-                    return (char) c;
-                })
-                .mix(Generate.pick(List.of('\u0000', ' ', '\uFFFD')), 10);
-        return SourceDSL.lists()
-                .of(each)
-                .ofSizes(SourceDSL.integers().between(0, max).mix(Generate.pick(List.of(0, max)), 10))
-                .map(DeliverySpansPropertyTest::join);
-    }
-
     private static String join(List<Character> chars) {
         StringBuilder sb = new StringBuilder(chars.size());
         chars.forEach(sb::append);
@@ -95,7 +76,7 @@ class DeliverySpansPropertyTest {
                 SourceDSL.longs().all().mix(Generate.pick(List.of(Long.MIN_VALUE, -1L, 0L, 1L, Long.MAX_VALUE)), 10);
         return Generate.oneOf(
                         shaped.map(s -> (Object) LongStringHelper.asLongString(s)),
-                        anyString(400).map(s -> (Object) LongStringHelper.asLongString(s)),
+                        Generators.text(0, 400).map(s -> (Object) LongStringHelper.asLongString(s)),
                         Generate.byteArrays(byteCounts, Generate.bytes(Byte.MIN_VALUE, Byte.MAX_VALUE, (byte) 0))
                                 .map(b -> (Object) b),
                         longs.map(l -> (Object) l),
