@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The side-by-side performance benchmark (README, "Performance"). Builds first if needed, then runs
+# The side-by-side performance benchmark (ops/bench/README.md, "Performance"). Builds first if needed, then runs
 # every scenario against the database and broker the tests use: OUTBOX_TEST_DB_URL (+ _USER,
 # _PASSWORD) and OUTBOX_TEST_AMQP_URI when set, else an embedded PostgreSQL and broker. The
 # benchmark empties that database's tables: never point it at data you want to keep. Give it a

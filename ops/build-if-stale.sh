@@ -21,6 +21,6 @@ for jar in "$@"; do
 done
 if [ -n "$stale" ]; then
   echo "building (mvn -q -DskipTests -Djib.skip package -pl $modules -am: $stale)..." >&2
-  # the scripts run jars: no container images (README, "Images")
+  # the scripts run jars: no container images (ops/deploy/README.md, "Images")
   mvn -q -B -DskipTests -Djib.skip package -pl "$modules" -am
 fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The chaos soak (README, "Chaos"): 2 API, 2 relay and 2 ledger consumer processes under a
+# The chaos soak (ops/chaos/README.md, "Chaos"): 2 API, 2 relay and 2 ledger consumer processes under a
 # workload of HTTP clients, with faults drawn from a seed, then the product's invariants checked.
 # Runs against OUTBOX_TEST_DB_URL (+ _USER, _PASSWORD) and OUTBOX_TEST_AMQP_URI when set, else an
 # embedded PostgreSQL and broker. It creates (and drops first) a database and a vhost of its own

@@ -103,7 +103,7 @@ pg_up() {
 port = $PG_PRIMARY_PORT
 listen_addresses = '127.0.0.1'
 unix_socket_directories = '$DIR/pg'
-# logical: the relay's CDC mode reads a slot (README, "CDC mode"); it includes what replica writes
+# logical: the relay's CDC mode reads a slot (relay-worker/README.md, "CDC mode"); it includes what replica writes
 wal_level = logical
 max_wal_senders = 10
 hot_standby = on

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Grafana dashboard (ops/alerts/outbox-dashboard.json) drawn over a few minutes of real load
-# (README, "Deploying", "Dashboard"): the API, a relay and the ledger as processes, a Prometheus
+# (ops/deploy/README.md, "Deploying", "Dashboard"): the API, a relay and the ledger as processes, a Prometheus
 # server (Debian's prometheus package) scraping them every second as a plain child process, then
 # every panel's own query over the run. Runs against the database and broker the tests use
 # (OUTBOX_TEST_DB_URL, _USER, _PASSWORD, OUTBOX_TEST_AMQP_URI; else embedded ones) and empties that

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The failover test (README, "Running on a cluster"): API, relays and ledger consumers on the
+# The failover test (ops/deploy/README.md, "Running on a cluster"): API, relays and ledger consumers on the
 # 3-node RabbitMQ cluster with quorum queues and the PostgreSQL primary + synchronous standby of
 # ops/cluster.sh, under steady load; kills the broker node a relay is connected to, the node
 # leading the ledger queue, then the PostgreSQL primary (the standby is promoted). Reports the

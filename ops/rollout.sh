@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The rollout test (README, "Deploying" > "Rollout"): relay processes started at once on a backlog,
+# The rollout test (ops/deploy/README.md, "Deploying" > "Rollout"): relay processes started at once on a backlog,
 # half of them SIGTERMed mid-drain and replaced, as a rolling update does; every relay's PostgreSQL
 # and RabbitMQ connections sampled against what its settings allow, every message counted.
 # Runs against OUTBOX_TEST_DB_URL (+ _USER, _PASSWORD) and OUTBOX_TEST_AMQP_URI when set, else an

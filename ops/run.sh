@@ -13,7 +13,7 @@ fi
 if unset_or_blank OUTBOX_AMQP_URI; then
   echo "[run.sh] OUTBOX_AMQP_URI is not set: starting an EMBEDDED AMQP broker (zero-infra mode), not your RabbitMQ" >&2
 fi
-# every consumer under ops/consumers runs too: a new one is its folder (README, "Adding a consumer")
+# every consumer under ops/consumers runs too: a new one is its folder (relay-worker/consumer-runtime/README.md, "Adding a consumer")
 jar=ops/launcher/target/outbox-launcher.jar
 modules=ops/launcher
 jars=("$jar")

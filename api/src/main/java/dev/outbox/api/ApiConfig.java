@@ -28,7 +28,7 @@ public record ApiConfig(String host, int port, Duration idempotencyRetention, lo
             1024,
             64L * 1024 * 1024,
             "the largest request body the API reads; a larger one is answered `413` before it is read (see"
-                    + " [HTTP API](#http-api))");
+                    + " [HTTP API](../../api/README.md#http-api))");
 
     public static ApiConfig from(Settings s) {
         return new ApiConfig(s.get(HOST), s.get(PORT), s.get(IDEMPOTENCY_RETENTION), s.get(MAX_BODY));

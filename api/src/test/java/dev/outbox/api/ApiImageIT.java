@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * The API's image, {@code outbox-api} (README, "Images"): no broker client in it, and ready with a
+ * The API's image, {@code outbox-api} (ops/deploy/README.md, "Images"): no broker client in it, and ready with a
  * database alone, as the API never talks to the broker.
  */
 class ApiImageIT extends ContainerImageContract {

@@ -405,11 +405,11 @@ class HttpEdgeIT {
                 code,
                 doc.at("/components/parameters/IdempotencyKey/schema/maxLength").asInt(),
                 "openapi.json");
-        String readme = Files.readString(repositoryRoot().resolve("README.md"));
+        String readme = Files.readString(repositoryRoot().resolve("api/README.md"));
         Matcher m = Pattern.compile("`Idempotency-Key` \\(1–(\\d+) visible ASCII characters\\)")
                 .matcher(readme);
-        assertTrue(m.find(), "the README states the key's length");
-        assertEquals(code, Integer.parseInt(m.group(1)), "README.md");
+        assertTrue(m.find(), "api/README.md states the key's length");
+        assertEquals(code, Integer.parseInt(m.group(1)), "api/README.md");
 
         String longest = "k".repeat(code);
         RawHttp.Answer accepted = send(post("/orders", OrderApiIT.ORDER).header("Idempotency-Key", longest));

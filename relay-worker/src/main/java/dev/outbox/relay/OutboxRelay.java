@@ -50,7 +50,7 @@ public final class OutboxRelay {
         this(config, store, session, stats, PublishSpans.OFF);
     }
 
-    /** A relay whose every publish is a span of {@code spans} (README, "Tracing"). */
+    /** A relay whose every publish is a span of {@code spans} (ops/deploy/README.md, "Tracing"). */
     public OutboxRelay(
             RelayConfig config, OutboxStore store, BrokerSession session, RelayStats stats, PublishSpans spans) {
         this.config = config;

@@ -78,7 +78,7 @@ public record RelayConfig(
             "polling",
             List.of("polling", "cdc"),
             "`cdc` reads the inserts from a logical replication slot instead of polling for them ([CDC"
-                    + " mode](#cdc-mode)); the polling claim then runs as the retry path only");
+                    + " mode](../../relay-worker/README.md#cdc-mode)); the polling claim then runs as the retry path only");
     public static final Setting<Integer> PUBLISHERS = Setting.integer(
             "OUTBOX_RELAY_PUBLISHERS", 1, 1, 64, "publishing channels (one thread each) per relay process");
     public static final Setting<Integer> BATCH_SIZE = Setting.integer(

@@ -9,7 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The relay's image, {@code outbox-relay} (README, "Images"): ready once the database and the broker answer. */
+/** The relay's image, {@code outbox-relay} (ops/deploy/README.md, "Images"): ready once the database and the broker answer. */
 class RelayImageIT extends ContainerImageContract {
     @Override
     protected ImageSpec spec() {

@@ -30,7 +30,7 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * The operator API's reads (see the README's "Operating it" and {@code ops/RUNBOOK.md}): search
+ * The operator API's reads (see api/README.md, "Operating it" and {@code ops/RUNBOOK.md}): search
  * and show rows, counts, cross-checks, relays, the audit log and who is asking. Either token may
  * read ({@link OpsAuthFilter}); the repairs are {@link OpsActionsResource}'s. A GET takes no body,
  * so none of these declares what it consumes (a class-wide {@code @Consumes} made Jersey refuse a

@@ -69,14 +69,14 @@ class ConnectionBudgetTest {
     static String kubernetesSection() throws IOException {
         String readme = Files.readString(ManifestFiles.README);
         int start = readme.indexOf("### Kubernetes");
-        assertTrue(start >= 0, "README.md has no '### Kubernetes' section");
+        assertTrue(start >= 0, ManifestFiles.README + " has no '### Kubernetes' section");
         int end = readme.indexOf("\n## ", start);
         return readme.substring(start, end < 0 ? readme.length() : end);
     }
 
     static int number(String text, String regex) {
         Matcher m = Pattern.compile(regex).matcher(text);
-        assertTrue(m.find(), "the README's Kubernetes section states no " + regex);
+        assertTrue(m.find(), "the Kubernetes section of " + ManifestFiles.README + " states no " + regex);
         return Integer.parseInt(m.group(1));
     }
 }

@@ -8,7 +8,7 @@ import dev.outbox.relay.RelayConfig;
 
 /**
  * The PostgreSQL connections one process holds at most, term by term, from its settings and its
- * code (README, "Kubernetes"). Starting, it holds the pool's idle minimum while Flyway migrates
+ * code (ops/deploy/README.md, "Kubernetes"). Starting, it holds the pool's idle minimum while Flyway migrates
  * (or checks) the schema on two connections of its own; running, the pool at its size and, in the
  * relay, the liveness lock's session and the LISTEN connection. The CDC stream's replication
  * connection is a WAL sender: PostgreSQL counts it in {@code max_wal_senders}, not

@@ -15,7 +15,7 @@ final class ManifestFiles {
     static final Path BASE = K8S.resolve("base");
     static final Path OVERLAYS = K8S.resolve("overlays");
     static final Path SECRET_EXAMPLE = K8S.resolve("secret.example.yaml");
-    static final Path README = K8S.resolve("../../../README.md").normalize();
+    static final Path README = K8S.resolve("../README.md").normalize();
 
     private ManifestFiles() {}
 

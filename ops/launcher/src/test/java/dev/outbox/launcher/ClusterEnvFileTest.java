@@ -242,8 +242,8 @@ class ClusterEnvFileTest {
     /** The README's line for loading the settings, on {@code file}, then {@code command}. */
     private static String readmeLine(Path file, String command) throws IOException {
         Matcher m = Pattern.compile("`(set -a; \\. )(\\S+cluster\\.env)(; set \\+a; )ops/run\\.sh`")
-                .matcher(Files.readString(ROOT.resolve("README.md")));
-        assertTrue(m.find(), "the README shows how to load cluster.env");
+                .matcher(Files.readString(ROOT.resolve("ops/deploy/README.md")));
+        assertTrue(m.find(), "ops/deploy/README.md shows how to load cluster.env");
         return m.group(1) + "'" + file + "'" + m.group(3) + command;
     }
 

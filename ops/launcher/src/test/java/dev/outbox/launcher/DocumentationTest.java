@@ -51,14 +51,18 @@ import org.junit.jupiter.api.Test;
  *       ({@code CONVENTIONS}), a seed document (seed and a three-digit number; the chaos soak's
  *       seeds are plain numbers and never start with 0), a numbered section ({@code §} and a
  *       digit), a link or a backticked path that climbs out of the repository;
- *   <li>a README heading cited by name (README, possibly with a comma or an apostrophe s, then one or
- *       more headings in double quotes; or the README's, a capitalised name and the word section)
- *       that no heading of the README makes: checked in the Markdown, in every Java comment (the
- *       test sources' too) and in the scripts, which a README section moved elsewhere would
- *       otherwise leave pointing at nothing.
+ *   <li>a guide's heading cited by name (README for the root one or a guide's path such as {@code
+ *       ops/deploy/README.md}, possibly with a comma or an apostrophe s, then one or more headings
+ *       in double quotes; or the README's, a capitalised name and the word section) that no heading
+ *       of that guide makes: checked in the Markdown, in every Java comment (the test sources' too)
+ *       and in the scripts, which a section moved elsewhere would otherwise leave pointing at
+ *       nothing;
+ *   <li>history in a guide (a README, the root's or a module's): an issue number or a commit hash.
+ *       The guides say what is true now; what changed when is in the commit log, and measurements
+ *       name the results file they came from.
  * </ul>
  *
- * <p>The failure table is written once, in README "Failure handling", and held to {@link
+ * <p>The failure table is written once, in relay-worker/README.md "Failure handling", and held to {@link
  * ErrorCode}: one row per constant, its "retried" column as {@link ErrorCode#retryable()} says;
  * the runbook says what to do about every code.
  */
@@ -72,8 +76,12 @@ class DocumentationTest {
             Pattern.compile("(?:[\\w.…-]+/)*(" + TEST_CLASS + ")(?:[#.]([a-z_]\\w*)(…|\\.\\.\\.)?)?");
     private static final Pattern TEST_WORD =
             Pattern.compile("(?<![\\w./@-])(" + TEST_CLASS + ")\\b(?:[#.]([a-z_]\\w*)(…)?)?");
-    private static final Pattern README_CITATION = Pattern.compile(
-            "README(?:'s)?,?\\s+\"[^\"]+\"(?:\\s*(?:,|>|and)\\s*\"[^\"]+\")*|README's ([A-Z][\\w-]*(?: [\\w-]+)*?) section");
+    private static final Pattern README_CITATION = Pattern.compile("(?:((?:[\\w.-]+/)+README\\.md)|README)(?:'s)?,?\\s+"
+            + "\"[^\"]+\"(?:\\s*(?:,|>|and)\\s*\"[^\"]+\")*|README's ([A-Z][\\w-]*(?: [\\w-]+)*?) section");
+    /** The failure table's one copy. */
+    static final String FAILURE_GUIDE = "relay-worker/README.md";
+
+    private static final Pattern HISTORY = Pattern.compile("(?i)\\bissues?\\s+#?\\d+|`(?=[0-9]*[a-f])[0-9a-f]{7,40}`");
     private static final Pattern QUOTED = Pattern.compile("\"([^\"]+)\"");
     private static final Map<Pattern, String> OUTSIDE = new LinkedHashMap<>();
 
@@ -230,9 +238,7 @@ class DocumentationTest {
     }
 
     @Test
-    void everyCitedReadmeHeadingExists() throws IOException {
-        Set<String> headings = new HashSet<>();
-        markdown.get("README.md").headings().forEach(h -> headings.add(Markdown.slug(h)));
+    void everyCitedGuideHeadingExists() throws IOException {
         List<String> missing = new ArrayList<>();
         int[] checked = new int[1];
         BiConsumer<String, IntFunction<String>> check = (text, where) -> {
@@ -242,13 +248,18 @@ class DocumentationTest {
                 QUOTED.matcher(m.group())
                         .results()
                         .forEach(q -> cited.add(q.group(1).replaceAll("\\s+", " ")));
-                if (m.group(1) != null) {
-                    cited.add(m.group(1));
+                if (m.group(2) != null) {
+                    cited.add(m.group(2));
                 }
+                String guide = m.group(1) == null ? "README.md" : m.group(1);
+                Markdown doc = markdown.get(guide);
                 for (String heading : cited) {
                     checked[0]++;
-                    if (!headings.contains(Markdown.slug(heading))) {
-                        missing.add(where.apply(m.start()) + ": no README heading \"" + heading + "\"");
+                    if (doc == null) {
+                        missing.add(where.apply(m.start()) + ": no guide " + guide);
+                    } else if (doc.headings().stream()
+                            .noneMatch(h -> Markdown.slug(h).equals(Markdown.slug(heading)))) {
+                        missing.add(where.apply(m.start()) + ": no heading \"" + heading + "\" in " + guide);
                     }
                 }
             }
@@ -264,19 +275,38 @@ class DocumentationTest {
                 }
             }
         }
-        assertEquals(List.of(), missing, "README headings cited by name that the README does not have");
-        assertTrue(checked[0] > 10, "only " + checked[0] + " README citations found");
+        assertEquals(List.of(), missing, "guide headings cited by name that the guide does not have");
+        assertTrue(checked[0] > 10, "only " + checked[0] + " guide citations found");
+    }
+
+    @Test
+    void theGuidesCarryNoHistory() {
+        List<String> history = new ArrayList<>();
+        int[] guides = new int[1];
+        markdown.forEach((doc, md) -> {
+            if (doc.equals("README.md") || doc.endsWith("/README.md") && !doc.contains("/results/")) {
+                guides[0]++;
+                for (Markdown.Block block : md.blocks()) {
+                    Matcher m = HISTORY.matcher(block.text());
+                    while (m.find()) {
+                        history.add(doc + ":" + block.lineOf(m.start()) + ": " + m.group());
+                    }
+                }
+            }
+        });
+        assertEquals(List.of(), history, "history in the guides (issue numbers, commit hashes)");
+        assertTrue(guides[0] >= 10, "only " + guides[0] + " guides found");
     }
 
     @Test
     void theFailureTableHasOneRowPerErrorCode() throws IOException {
-        List<String> wrong = codeTable("README.md", "## Failure handling", "retried", (row, code) -> {
+        List<String> wrong = codeTable(FAILURE_GUIDE, "## Failure handling", "retried", (row, code) -> {
             String retried = row.get("retried");
             return retried.equals(code.retryable() ? "yes" : "no")
                     ? null
                     : code + " is " + (code.retryable() ? "" : "not ") + "retryable, the table says " + retried;
         });
-        assertEquals(List.of(), wrong, "README \"Failure handling\" against ErrorCode");
+        assertEquals(List.of(), wrong, FAILURE_GUIDE + " \"Failure handling\" against ErrorCode");
     }
 
     @Test

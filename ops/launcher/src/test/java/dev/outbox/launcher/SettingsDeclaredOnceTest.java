@@ -25,12 +25,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every setting is declared once ({@link Setting}: name, type, default, range, documentation),
- * only configuration classes read them, and the README's configuration table is the declarations
+ * only configuration classes read them, and the deployment guide's configuration table is the declarations
  * rendered. After changing a declaration, rewrite the table with {@code mvn -pl ops/launcher test
  * -Dtest=SettingsDeclaredOnceTest -Doutbox.settings.write=true}.
  */
 class SettingsDeclaredOnceTest {
-    /** The configuration classes, in the README table's order. */
+    /** The configuration classes, in the table's order. */
     private static final List<String> CONFIGURATION = List.of(
             "dev.outbox.persistence.DatabaseConfig",
             "dev.outbox.messaging.BrokerConfig",
@@ -46,6 +46,9 @@ class SettingsDeclaredOnceTest {
             "dev.outbox.config.LoggingConfig",
             "dev.outbox.config.TracingConfig");
 
+    /** The deployment guide, which holds the configuration table. */
+    static final String GUIDE = "ops/deploy/README.md";
+
     private static final String BEGIN = "<!-- settings:begin";
     private static final String END = "<!-- settings:end -->";
 
@@ -58,12 +61,12 @@ class SettingsDeclaredOnceTest {
             .importPackages("dev.outbox");
 
     @Test
-    void theReadmeTableIsTheDeclarationsRendered() throws Exception {
-        Path readme = RepoFiles.root().resolve("README.md");
+    void theConfigurationTableIsTheDeclarationsRendered() throws Exception {
+        Path readme = RepoFiles.root().resolve(GUIDE);
         String text = Files.readString(readme);
         int begin = text.indexOf(BEGIN);
         int end = text.indexOf(END);
-        assertTrue(begin >= 0 && end > begin, "README.md has no " + BEGIN + " ... " + END + " section");
+        assertTrue(begin >= 0 && end > begin, GUIDE + " has no " + BEGIN + " ... " + END + " section");
         int tableStart = text.indexOf('\n', begin) + 1;
         String expected = SettingsTable.markdown(classes());
         if (Boolean.getBoolean("outbox.settings.write")) {
@@ -73,7 +76,7 @@ class SettingsDeclaredOnceTest {
         assertEquals(
                 expected,
                 text.substring(tableStart, end),
-                "README.md's configuration table differs from the Setting declarations; rewrite it with"
+                GUIDE + "'s configuration table differs from the Setting declarations; rewrite it with"
                         + " mvn -pl ops/launcher test -Dtest=SettingsDeclaredOnceTest -Doutbox.settings.write=true");
     }
 
@@ -128,11 +131,12 @@ class SettingsDeclaredOnceTest {
     }
 
     /**
-     * The prose names only variables that exist: each {@code OUTBOX_*} word in the README is
+     * The prose names only variables that exist: each {@code OUTBOX_*} word in a document (every
+     * tracked Markdown file) is
      * declared, is a consumer's instance of a per-consumer setting, or belongs to a tool.
      */
     @Test
-    void theReadmeNamesOnlyDeclaredVariables() throws Exception {
+    void theDocumentsNameOnlyDeclaredVariables() throws Exception {
         Set<String> declared = new HashSet<>();
         List<Pattern> perConsumer = new ArrayList<>();
         for (Class<?> c : classes()) {
@@ -144,7 +148,13 @@ class SettingsDeclaredOnceTest {
                 }
             }
         }
-        String text = Files.readString(RepoFiles.root().resolve("README.md"));
+        StringBuilder all = new StringBuilder();
+        for (String f : RepoFiles.files()) {
+            if (f.endsWith(".md")) {
+                all.append(Files.readString(RepoFiles.root().resolve(f))).append('\n');
+            }
+        }
+        String text = all.toString();
         // a name followed by _* or _<NAME> stands for a family: known when a declared name starts with it
         Matcher m = Pattern.compile("OUTBOX_(?:<CONSUMER>_|<PREFIX>_)?[A-Z0-9_]*[A-Z0-9](_\\*|_<)?")
                 .matcher(text);
@@ -162,7 +172,7 @@ class SettingsDeclaredOnceTest {
                 unknown.add(m.group());
             }
         }
-        assertEquals(Set.of(), unknown, "README names variables no configuration class declares");
+        assertEquals(Set.of(), unknown, "the documents name variables no configuration class declares");
     }
 
     private static List<Class<?>> classes() throws ClassNotFoundException {

@@ -6,7 +6,7 @@ package dev.outbox.kernel.outbox;
  * may be added, never removed.
  *
  * <p>What each code means, what the relay does about it and the test that causes it for real are
- * written once, in the README, "Failure handling": one row per constant, its "retried" column
+ * written once, in relay-worker/README.md, "Failure handling": one row per constant, its "retried" column
  * checked against {@link #retryable()} by {@code DocumentationTest}. A new code needs its row
  * there (and its fix in {@code ops/RUNBOOK.md}).
  */

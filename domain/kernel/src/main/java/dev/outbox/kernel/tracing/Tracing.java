@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A process's tracing: the OpenTelemetry SDK when {@link TracingConfig#enabled()}, else the no-op
  * API, whose spans are shared constants that record nothing (the cost of tracing off is a few
- * method calls per message, measured in the README's "Tracing"). One per process, not global: the
+ * method calls per message, measured in ops/deploy/README.md, "Tracing"). One per process, not global: the
  * launcher runs the API, the relay and the consumers in one JVM, each reported as its own
  * service. Closing it exports the spans still buffered; it is the last thing a process stops.
  */

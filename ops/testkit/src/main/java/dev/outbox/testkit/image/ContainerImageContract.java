@@ -36,7 +36,7 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * The image {@code jib:buildTar} wrote for a process, opened as a file and then run without a
- * container engine (README, "Images"). A subclass names what it expects ({@link #spec()}); the
+ * container engine (ops/deploy/README.md, "Images"). A subclass names what it expects ({@link #spec()}); the
  * run needs root and is skipped elsewhere with the reason, except under
  * {@code OUTBOX_REQUIRE_IMAGE_RUN=1}, which CI sets and where it fails instead.
  */

@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
 
 /**
  * The AMQP wire contract as a consumer checks it, in one place, before any handler runs: what the
- * relay promises (README "AMQP wire format", {@code GET /asyncapi.json}) for each message type
+ * relay promises (messaging/README.md "AMQP wire format", {@code GET /asyncapi.json}) for each message type
  * this consumer's queue is bound to. A delivery that breaks any rule is refused with that
  * {@link Rule}; the runner dead-letters it at once with the rule in the reason, so no handler
  * ever sees a message the relay would not have sent.

@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The image of the consumer module it runs in, {@code outbox-<name>} (README, "Images"). It is not
+ * The image of the consumer module it runs in, {@code outbox-<name>} (ops/deploy/README.md, "Images"). It is not
  * run here: {@code ops/consumers/pom.xml} runs it from this module's test jar in every consumer
  * module, naming the consumer in {@code outbox.consumer.name}, so a new consumer's image is checked
  * with nothing written for it. Its port and port setting come from the consumer's registration.

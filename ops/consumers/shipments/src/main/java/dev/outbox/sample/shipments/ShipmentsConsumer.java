@@ -6,7 +6,7 @@ import dev.outbox.consumer.OutboxConsumer;
 /**
  * The sample shipments consumer: every shipped order, recorded once in a table of its own
  * ({@code shipments}, from its own migrations in {@code db/shipments}). It exists to show what a
- * consumer is: this folder, and nothing shared edited (README, "Adding a consumer").
+ * consumer is: this folder, and nothing shared edited (relay-worker/consumer-runtime/README.md, "Adding a consumer").
  */
 public final class ShipmentsConsumer implements OutboxConsumer {
     public static final String NAME = "shipments";
