@@ -72,10 +72,21 @@ class BrokerConfigTest {
         assertTrue(e.getMessage().contains("OUTBOX_AMQP_QUEUE_TYPE"), e.getMessage());
     }
 
-    /** Every broker URI with several nodes that the README shows, as a user would paste it. */
+    /** Every broker URI with several nodes that a guide (any README) shows, as a user would paste it. */
     @Test
-    void everyClusterUriInTheReadmeParsesIntoItsNodes() throws Exception {
-        String readme = java.nio.file.Files.readString(java.nio.file.Path.of("..", "README.md"));
+    void everyClusterUriInTheGuidesParsesIntoItsNodes() throws Exception {
+        StringBuilder guides = new StringBuilder();
+        try (java.util.stream.Stream<java.nio.file.Path> files =
+                java.nio.file.Files.walk(java.nio.file.Path.of(".."))) {
+            for (java.nio.file.Path f : files.filter(
+                            f -> f.getFileName().toString().equals("README.md")
+                                    && !f.toString().contains("/target/")
+                                    && !f.toString().contains("/.git/"))
+                    .toList()) {
+                guides.append(java.nio.file.Files.readString(f)).append('\n');
+            }
+        }
+        String readme = guides.toString();
         java.util.regex.Matcher m =
                 java.util.regex.Pattern.compile("amqps?://[^\\s`|)'\"]+").matcher(readme);
         int seen = 0;
@@ -91,7 +102,7 @@ class BrokerConfigTest {
             assertTrue(c.firstNodeUri().startsWith(uri.substring(0, uri.indexOf("://") + 3)), uri);
             assertTrue(java.net.URI.create(c.firstNodeUri()).getHost() != null, "first node of " + uri);
         }
-        assertTrue(seen >= 2, "the README shows cluster URIs (found " + seen + ")");
+        assertTrue(seen >= 2, "the guides show cluster URIs (found " + seen + ")");
     }
 
     @Test
