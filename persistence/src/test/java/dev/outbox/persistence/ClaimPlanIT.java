@@ -160,8 +160,7 @@ class ClaimPlanIT {
             assertTrue(correlated.stream().allMatch(r -> r.aggregateId().equals(one.aggregateId())), "only its own");
             assertTrue(ops.search(byAggregate).stream().anyMatch(r -> r.id().equals(one.id())));
             assertTrue(outbox.findByAggregate("order", one.aggregateId()).stream()
-                    .anyMatch(r -> r.id().equals(one.id())
-                            && r.status() == dev.outbox.kernel.outbox.OutboxStatus.IN_PROGRESS));
+                    .anyMatch(r -> r.id().equals(one.id()) && r.is(dev.outbox.kernel.outbox.OutboxStatus.IN_PROGRESS)));
             List<OutboxRecord> page = ops.search(newest);
             assertEquals(50, page.size());
             for (int i = 1; i < page.size(); i++) {

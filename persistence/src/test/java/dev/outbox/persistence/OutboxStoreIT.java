@@ -79,7 +79,7 @@ class OutboxStoreIT {
 
         assertEquals(Set.of(pending, retryable), ids(claimed));
         for (OutboxRecord r : claimed) {
-            assertEquals(OutboxStatus.IN_PROGRESS, r.status());
+            assertEquals(OutboxStatus.IN_PROGRESS.name(), r.status());
             assertEquals("relay-a", r.lockedBy());
             assertNotNull(r.lockedAt());
             assertNotNull(r.leaseToken());
@@ -162,11 +162,13 @@ class OutboxStoreIT {
         assertEquals(Set.of(a.id()), store.markPublished("relay-a", List.of(a, new Lease(b.id(), -1))));
 
         OutboxRecord published = store.find(a.id()).orElseThrow();
-        assertEquals(OutboxStatus.PUBLISHED, published.status());
+        assertEquals(OutboxStatus.PUBLISHED.name(), published.status());
         assertNotNull(published.publishedAt());
         assertNull(published.lockedBy());
         assertNull(published.leaseToken());
-        assertEquals(OutboxStatus.IN_PROGRESS, store.find(b.id()).orElseThrow().status());
+        assertEquals(
+                OutboxStatus.IN_PROGRESS.name(),
+                store.find(b.id()).orElseThrow().status());
         assertEquals(Set.of(), store.markPublished("relay-a", List.of(a)), "already published: not leased any more");
     }
 
@@ -206,8 +208,8 @@ class OutboxStoreIT {
 
         assertEquals(Set.of(retry.id(), park.id()), changed);
         OutboxRecord r = store.find(retry.id()).orElseThrow();
-        assertEquals(OutboxStatus.RETRYABLE_FAILED, r.status());
-        assertEquals(ErrorCode.CONFIRM_TIMEOUT, r.lastErrorCode());
+        assertEquals(OutboxStatus.RETRYABLE_FAILED.name(), r.status());
+        assertEquals(ErrorCode.CONFIRM_TIMEOUT.name(), r.lastErrorCode());
         assertEquals("no confirm in 10s", r.lastErrorMessage());
         assertNull(r.lockedBy());
         double delay = ((Number) DB.scalar(
@@ -216,8 +218,8 @@ class OutboxStoreIT {
                 .doubleValue();
         assertTrue(delay > 50 && delay <= 60, "due again in about a minute, was " + delay);
         OutboxRecord p = store.find(park.id()).orElseThrow();
-        assertEquals(OutboxStatus.PARKED, p.status());
-        assertEquals(ErrorCode.UNROUTABLE, p.lastErrorCode());
+        assertEquals(OutboxStatus.PARKED.name(), p.status());
+        assertEquals(ErrorCode.UNROUTABLE.name(), p.lastErrorCode());
         assertEquals(List.of(), store.claim("relay-a", 10), "neither is due");
     }
 
@@ -227,7 +229,7 @@ class OutboxStoreIT {
         Lease lease = store.claim("relay-a", 10).get(0).lease();
         assertEquals(Set.of(id), store.release("relay-a", List.of(lease), null, null));
         OutboxRecord r = store.find(id).orElseThrow();
-        assertEquals(OutboxStatus.PENDING, r.status());
+        assertEquals(OutboxStatus.PENDING.name(), r.status());
         assertEquals(0, r.attemptCount());
         assertEquals(1, store.claim("relay-b", 10).size());
     }
@@ -238,9 +240,9 @@ class OutboxStoreIT {
         Lease lease = store.claim("relay-a", 10).get(0).lease();
         store.release("relay-a", List.of(lease), ErrorCode.BROKER_UNAVAILABLE, "connection refused");
         OutboxRecord r = store.find(id).orElseThrow();
-        assertEquals(OutboxStatus.PENDING, r.status(), "never attempted, so still pending");
+        assertEquals(OutboxStatus.PENDING.name(), r.status(), "never attempted, so still pending");
         assertEquals(0, r.attemptCount());
-        assertEquals(ErrorCode.BROKER_UNAVAILABLE, r.lastErrorCode());
+        assertEquals(ErrorCode.BROKER_UNAVAILABLE.name(), r.lastErrorCode());
         assertEquals("connection refused", r.lastErrorMessage());
     }
 
@@ -252,9 +254,10 @@ class OutboxStoreIT {
 
         List<OutboxMapper.StaleLease> released = store.releaseStaleLocks(Duration.ofMinutes(2), 5, 100);
 
-        assertEquals(List.of(new OutboxMapper.StaleLease(id, "relay-a", OutboxStatus.RETRYABLE_FAILED)), released);
+        assertEquals(
+                List.of(new OutboxMapper.StaleLease(id, "relay-a", OutboxStatus.RETRYABLE_FAILED.name())), released);
         OutboxRecord r = store.find(id).orElseThrow();
-        assertEquals(ErrorCode.STALE_LOCK, r.lastErrorCode());
+        assertEquals(ErrorCode.STALE_LOCK.name(), r.lastErrorCode());
         Lease fresh = store.claim("relay-b", 10).get(0).lease();
         assertTrue(fresh.token() > stale.token(), "fencing tokens only grow");
         assertEquals(Set.of(), store.markPublished("relay-a", List.of(stale)), "late mark refused");
@@ -268,7 +271,7 @@ class OutboxStoreIT {
         DB.update(
                 "UPDATE message_outbox SET attempt_count = 5, locked_at = now() - interval '1 hour' WHERE id = ?", id);
         List<OutboxMapper.StaleLease> released = store.releaseStaleLocks(Duration.ofMinutes(2), 5, 100);
-        assertEquals(OutboxStatus.PARKED, released.get(0).status());
+        assertEquals(OutboxStatus.PARKED.name(), released.get(0).status());
     }
 
     @Test

@@ -77,9 +77,10 @@ final class CdcAggregateOrder {
         for (CdcRow row : rows) {
             counters.streamed.incrementAndGet();
             OutboxRecord rec = row.record;
-            if (rec.status() != OutboxStatus.PENDING
+            if (!rec.is(OutboxStatus.PENDING)
                     || (rec.nextAttemptAt() != null && rec.nextAttemptAt().isAfter(Instant.now()))) {
-                // written as something else than a fresh row, or not due: not the stream's
+                // written as something else than a fresh row (a status a newer version added among
+                // them: never published by this version), or not due: not the stream's
                 leave(row);
                 continue;
             }

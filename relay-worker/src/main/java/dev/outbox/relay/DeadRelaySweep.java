@@ -135,7 +135,7 @@ final class DeadRelaySweep {
     private static void logReleased(OutboxMapper.StaleLease s) {
         org.slf4j.MDC.put("message_id", s.id().toString());
         try {
-            if (s.status() == OutboxStatus.PARKED) {
+            if (s.is(OutboxStatus.PARKED)) {
                 LOG.error(
                         "parked message_id={}: the relay holding it died again ({}), and its attempts are spent;"
                                 + " it may be what kills relays (RELAY_DIED)",

@@ -71,7 +71,7 @@ class OutcomeRecorderTest {
                 "test.recorded",
                 "{}",
                 "{}",
-                OutboxStatus.IN_PROGRESS,
+                OutboxStatus.IN_PROGRESS.name(),
                 1,
                 now,
                 null,

@@ -138,7 +138,7 @@ class RelayFailureIT {
                     .atMost(Duration.ofSeconds(3))
                     .until(() -> during.stream()
                             .map(this::row)
-                            .allMatch(r -> r.status() == OutboxStatus.PENDING && r.attemptCount() == 0));
+                            .allMatch(r -> r.is(OutboxStatus.PENDING) && r.attemptCount() == 0));
             assertEquals(claimed, relay.relay().stats().claimed(), "the open circuit claimed nothing");
         } finally {
             RabbitAdmin.run("set_vm_memory_high_watermark", "0.4");
@@ -259,8 +259,8 @@ class RelayFailureIT {
             RelayApp relay = relay("OUTBOX_RELAY_BATCH_SIZE", "100");
             await().atMost(WAIT).until(() -> count("status = 'PUBLISHED'") == good.size());
             await().atMost(WAIT).until(() -> count("status = 'PARKED'") == 2);
-            assertEquals(ErrorCode.UNROUTABLE, row(noRoute).lastErrorCode());
-            assertEquals(ErrorCode.EXCHANGE_NOT_FOUND, row(noExchange).lastErrorCode());
+            assertEquals(ErrorCode.UNROUTABLE.name(), row(noRoute).lastErrorCode());
+            assertEquals(ErrorCode.EXCHANGE_NOT_FOUND.name(), row(noExchange).lastErrorCode());
             assertTrue(
                     row(noExchange).lastErrorMessage().contains("404"),
                     row(noExchange).lastErrorMessage());
@@ -297,8 +297,8 @@ class RelayFailureIT {
             List<UUID> good = orders(5);
             UUID refused = fx.insertRaw("test.refused", "x", forbidden, "{}");
             relay("OUTBOX_AMQP_URI", fx.broker.uriAs(user, "limited-pw"), "OUTBOX_RELAY_DECLARE_TOPOLOGY", "false");
-            await().atMost(WAIT).until(() -> row(refused).status() == OutboxStatus.PARKED);
-            assertEquals(ErrorCode.ACCESS_REFUSED, row(refused).lastErrorCode());
+            await().atMost(WAIT).until(() -> row(refused).is(OutboxStatus.PARKED));
+            assertEquals(ErrorCode.ACCESS_REFUSED.name(), row(refused).lastErrorCode());
             assertTrue(
                     row(refused).lastErrorMessage().contains("403"),
                     row(refused).lastErrorMessage());

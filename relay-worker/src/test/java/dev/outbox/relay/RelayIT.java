@@ -77,7 +77,7 @@ class RelayIT {
         assertEquals(stored, new String(m.delivery().getBody(), StandardCharsets.UTF_8), "body is the snapshot");
 
         OutboxRecord row = fx.store().find(captured.id()).orElseThrow();
-        assertEquals(OutboxStatus.PUBLISHED, row.status());
+        assertEquals(OutboxStatus.PUBLISHED.name(), row.status());
         assertNotNull(row.publishedAt());
         assertEquals(1, row.attemptCount());
         assertEquals(null, row.lockedBy());
@@ -116,7 +116,7 @@ class RelayIT {
         startRelay();
         await().atMost(WAIT).until(() -> fx.status(id).equals("PARKED"));
         OutboxRecord r = fx.store().find(id).orElseThrow();
-        assertEquals(ErrorCode.UNROUTABLE, r.lastErrorCode());
+        assertEquals(ErrorCode.UNROUTABLE.name(), r.lastErrorCode());
         assertTrue(r.lastErrorMessage().contains("312"), r.lastErrorMessage());
         assertEquals(null, r.publishedAt());
     }
@@ -130,7 +130,8 @@ class RelayIT {
         startRelay();
         await().atMost(WAIT).until(() -> fx.status(bad).equals("PARKED"));
         assertEquals(
-                ErrorCode.PAYLOAD_INVALID, fx.store().find(bad).orElseThrow().lastErrorCode());
+                ErrorCode.PAYLOAD_INVALID.name(),
+                fx.store().find(bad).orElseThrow().lastErrorCode());
         await().atMost(WAIT).until(() -> fx.countByStatus("PUBLISHED") == 2);
         List<TestBroker.Received> got = queue.await(2, WAIT);
         assertEquals(

@@ -10,8 +10,6 @@ import dev.outbox.api.ops.OpsBulkResource;
 import dev.outbox.api.ops.OpsResource;
 import dev.outbox.api.orders.OrderResource;
 import dev.outbox.domain.Violation;
-import dev.outbox.kernel.outbox.ErrorCode;
-import dev.outbox.kernel.outbox.OutboxStatus;
 import io.swagger.v3.core.converter.ModelConverters;
 import io.swagger.v3.core.util.Json31;
 import io.swagger.v3.jaxrs2.Reader;
@@ -30,7 +28,6 @@ import io.swagger.v3.oas.models.responses.ApiResponse;
 import io.swagger.v3.oas.models.security.SecurityScheme;
 import io.swagger.v3.oas.models.tags.Tag;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -59,17 +56,6 @@ public final class OpenApiDocument {
 
     static final String PROBLEM = "Problem";
 
-    /**
-     * The operator views ({@code outbox-ops-views}) carry no kernel, so their status and error-code
-     * fields are strings there; the names each takes are the kernel's enum's, set here.
-     */
-    private static final List<KernelNames> KERNEL_NAMES = List.of(
-            new KernelNames("OutboxRow", "status", OutboxStatus.class),
-            new KernelNames("Blocker", "status", OutboxStatus.class),
-            new KernelNames("BulkRetryRequest", "errorCode", ErrorCode.class));
-
-    private record KernelNames(String schema, String property, Class<? extends Enum<?>> names) {}
-
     private OpenApiDocument() {}
 
     /** The document for the API of build {@code version}, as JSON. */
@@ -87,23 +73,10 @@ public final class OpenApiDocument {
         violation.setRequired(List.of("field", "message"));
         violation.setAdditionalProperties(false);
         SharedAnswers.apply(api);
-        KERNEL_NAMES.forEach(k -> kernelNames(api.getComponents().getSchemas(), k));
+        // statuses and error codes are an open set: a newer version's names are shown and matched
+        OpenNames.apply(api);
         api.getComponents().getSchemas().values().forEach(OpenApiDocument::nullableEnumsTakeNull);
         return Json31.pretty(api);
-    }
-
-    @SuppressWarnings({"rawtypes", "unchecked"})
-    private static void kernelNames(Map<String, Schema> schemas, KernelNames k) {
-        Schema<?> schema = schemas.get(k.schema());
-        Schema property = schema == null || schema.getProperties() == null
-                ? null
-                : schema.getProperties().get(k.property());
-        if (property == null) {
-            // a renamed view would otherwise lose its list of values without a word
-            throw new IllegalStateException("the document has no " + k.schema() + "." + k.property());
-        }
-        property.setEnum(new ArrayList<>(
-                Arrays.stream(k.names().getEnumConstants()).map(Enum::name).toList()));
     }
 
     /**

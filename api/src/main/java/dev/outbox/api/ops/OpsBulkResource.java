@@ -4,7 +4,6 @@ import dev.outbox.api.docs.Example;
 import dev.outbox.api.docs.Fixture;
 import dev.outbox.domain.InvalidInputException;
 import dev.outbox.domain.Violation;
-import dev.outbox.kernel.outbox.ErrorCode;
 import dev.outbox.kernel.outbox.OutboxStatus;
 import dev.outbox.ops.views.OpsActionViews;
 import dev.outbox.persistence.ops.BulkRetryFilter;
@@ -29,6 +28,10 @@ import java.util.List;
 @Path("/ops")
 @Produces(MediaType.APPLICATION_JSON)
 public final class OpsBulkResource {
+    /** The statuses a bulk retry may take rows from. */
+    private static final List<String> RETRYABLE =
+            List.of(OutboxStatus.PARKED.name(), OutboxStatus.RETRYABLE_FAILED.name());
+
     private final OpsService ops;
 
     @Inject
@@ -67,13 +70,15 @@ public final class OpsBulkResource {
             throw InvalidInputException.of("body", "is required");
         }
         List<Violation> errors = new ArrayList<>();
-        String status = OpsRequests.enumValue(
-                "status", OpsRequests.present(body.status(), "status", errors), OutboxStatus.class, errors);
-        if (status != null && !status.equals("PARKED") && !status.equals("RETRYABLE_FAILED")) {
+        // status picks which rows change, and a retry changes them: only the two failed statuses this
+        // version knows and can retry, never a status it does not know (a newer version's row is its own)
+        String status = OpsRequests.blankToNull(OpsRequests.present(body.status(), "status", errors));
+        if (status != null && !RETRYABLE.contains(status)) {
             errors.add(new Violation("status", "must be PARKED or RETRYABLE_FAILED"));
         }
-        String code = OpsRequests.enumValue(
-                "errorCode", OpsRequests.present(body.errorCode(), "errorCode", errors), ErrorCode.class, errors);
+        // errorCode only narrows the failed rows: a code a newer version wrote is matched, never written
+        String code = OpsRequests.errorCodeFilter(
+                "errorCode", OpsRequests.present(body.errorCode(), "errorCode", errors), errors);
         if (code == null
                 && OpsRequests.blankToNull(body.messageType()) == null
                 && body.createdFrom() == null

@@ -4,8 +4,6 @@ import dev.outbox.api.docs.Fixture;
 import dev.outbox.api.http.ApiException;
 import dev.outbox.domain.InvalidInputException;
 import dev.outbox.domain.Violation;
-import dev.outbox.kernel.outbox.ErrorCode;
-import dev.outbox.kernel.outbox.OutboxStatus;
 import dev.outbox.ops.views.OpsActionViews;
 import dev.outbox.ops.views.OpsOverviewViews;
 import dev.outbox.ops.views.OpsViews;
@@ -58,8 +56,7 @@ public final class OpsResource {
     @GET
     @Path("/outbox")
     public OpsViews.Page search(
-            @Parameter(example = "PARKED", schema = @Schema(implementation = OutboxStatus.class)) @QueryParam("status")
-                    String status,
+            @Parameter(example = "PARKED", schema = @Schema(type = "string")) @QueryParam("status") String status,
             @Parameter(schema = @Schema(type = "string")) @QueryParam("messageType") String messageType,
             @Parameter(schema = @Schema(type = "string")) @QueryParam("aggregateType") String aggregateType,
             @Parameter(
@@ -69,7 +66,7 @@ public final class OpsResource {
                     String aggregateId,
             @Parameter(schema = @Schema(type = "string")) @QueryParam("correlationId") String correlationId,
             @Parameter(schema = @Schema(type = "string")) @QueryParam("tenantId") String tenantId,
-            @Parameter(schema = @Schema(implementation = ErrorCode.class)) @QueryParam("errorCode") String errorCode,
+            @Parameter(schema = @Schema(type = "string")) @QueryParam("errorCode") String errorCode,
             @Parameter(description = OpsRequests.DATE_TIME, schema = @Schema(type = "string", format = "date-time"))
                     @QueryParam("createdFrom")
                     String createdFrom,
@@ -87,8 +84,9 @@ public final class OpsResource {
                     String after,
             @Context ContainerRequestContext request) {
         List<Violation> errors = new ArrayList<>();
-        String st = OpsRequests.enumValue("status", status, OutboxStatus.class, errors);
-        String code = OpsRequests.enumValue("errorCode", errorCode, ErrorCode.class, errors);
+        // any value of the stored shape: a status or code a newer version wrote matches its rows
+        String st = OpsRequests.statusFilter("status", status, errors);
+        String code = OpsRequests.errorCodeFilter("errorCode", errorCode, errors);
         Instant from = OpsRequests.instant("createdFrom", createdFrom, errors);
         Instant to = OpsRequests.instant("createdTo", createdTo, errors);
         int size = OpsRequests.integer("limit", limit, 50, 1, 500, errors);

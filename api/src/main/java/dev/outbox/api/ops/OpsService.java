@@ -84,15 +84,10 @@ public class OpsService {
             return Optional.empty();
         }
         OpsViews.Blocker blocker = null;
-        if (r.aggregateVersion() != null
-                && (r.status() == OutboxStatus.PENDING || r.status() == OutboxStatus.RETRYABLE_FAILED)) {
+        if (r.aggregateVersion() != null && (r.is(OutboxStatus.PENDING) || r.is(OutboxStatus.RETRYABLE_FAILED))) {
             OutboxRecord b = ops.blockingVersion(id);
             if (b != null) {
-                blocker = new OpsViews.Blocker(
-                        b.id(),
-                        b.aggregateVersion(),
-                        b.status().name(),
-                        b.lastErrorCode() == null ? null : b.lastErrorCode().name());
+                blocker = new OpsViews.Blocker(b.id(), b.aggregateVersion(), b.status(), b.lastErrorCode());
             }
         }
         return Optional.of(StoredViews.row(r, withPayload, leaseExpiry(r), blocker));
@@ -199,6 +194,10 @@ public class OpsService {
         counts.put("IN_PROGRESS", s.inProgress());
         counts.put("RETRYABLE_FAILED", s.retryableFailed());
         counts.put("PARKED", s.parked());
+        // a status a newer version wrote is counted under its own name, not left out
+        for (CodeCount c : ops.unknownStatusCounts()) {
+            counts.put(c.code(), c.count());
+        }
         Map<String, Long> parked = new LinkedHashMap<>();
         for (CodeCount c : ops.parkedByErrorCode()) {
             parked.put(c.code(), c.count());
@@ -259,7 +258,9 @@ public class OpsService {
                 409,
                 "invalid_state",
                 "Not allowed in the row's current state",
-                "message " + id + " is " + r.status() + "; only " + allowed + " rows can be " + verb));
+                "message " + id + " is " + r.status()
+                        + (r.knownStatus().isPresent() ? "" : ", a status this version does not know")
+                        + "; only " + allowed + " rows can be " + verb));
     }
 
     private static void requireReason(String reason) {

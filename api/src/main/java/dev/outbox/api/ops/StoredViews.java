@@ -21,7 +21,9 @@ import java.util.List;
 /**
  * The operator views of what the database holds. The views are shapes shared with outboxctl
  * ({@code outbox-ops-views}), which must not carry MyBatis rows or the kernel: what the API
- * decides in building them (who sees a payload, when a count is exact) stays here.
+ * decides in building them (who sees a payload, when a count is exact) stays here. A status or
+ * error code goes out as stored, one this version does not know included: a newer version running
+ * beside it may have written it, and an operator must see it as it is.
  */
 final class StoredViews {
     private StoredViews() {}
@@ -41,10 +43,10 @@ final class StoredViews {
                 r.messageVersion(),
                 r.exchangeName(),
                 r.routingKey(),
-                r.status().name(),
+                r.status(),
                 r.attemptCount(),
                 r.nextAttemptAt(),
-                r.lastErrorCode() == null ? null : r.lastErrorCode().name(),
+                r.lastErrorCode(),
                 r.lastErrorMessage(),
                 r.createdAt(),
                 r.publishedAt(),

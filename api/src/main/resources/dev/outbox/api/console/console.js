@@ -87,8 +87,17 @@
       el('tbody', {}, rows.length ? rows : el('tr', {}, el('td', { colspan: headers.length }, 'None.')))));
   }
 
+  /**
+   * A status or error code as the server sent it. The lists above are the names this console knows;
+   * a newer version may write others, which are shown as they are (styled like any plain status),
+   * never blank or "undefined".
+   */
+  function asText(value) {
+    return value === undefined || value === null || value === '' ? '-' : String(value);
+  }
+
   function statusCell(status) {
-    return el('td', { class: 'status-' + status }, status);
+    return el('td', { class: 'status-' + asText(status) }, asText(status));
   }
 
   function link(route, query, text) {
@@ -221,8 +230,11 @@
   async function overviewView() {
     const paint = painter();
     const [stats, relays] = await Promise.all([api('GET', '/ops/outbox/stats'), api('GET', '/ops/relays')]);
+    // a status a newer version wrote has a card of its own, after the known ones
+    const others = Object.keys(Object.assign({}, stats.counts, stats.finished))
+      .filter((s) => !STATUSES.includes(s)).sort();
     const cards = el('div', { class: 'cards' },
-      STATUSES.map((s) => statusCard(s, stats)),
+      STATUSES.concat(others).map((s) => statusCard(s, stats)),
       el('div', { class: 'card' }, el('span', { class: 'value' }, seconds(stats.oldestPendingAgeSeconds)),
         el('span', { class: 'label' }, 'oldest pending')),
       el('div', { class: 'card' }, el('span', { class: 'value' }, String(stats.publishedLastHour)),
@@ -302,10 +314,12 @@
 
   // ---- search ----------------------------------------------------------------------------------
 
+  /** A filter's choices: the values this console knows, and the one in the address if it is another. */
   function select(name, values, current) {
+    const choices = current && !values.includes(current) ? values.concat([current]) : values;
     return el('select', { id: 'f-' + name, name },
       el('option', { value: '' }, 'any'),
-      values.map((v) => el('option', { value: v, selected: v === current }, v)));
+      choices.map((v) => el('option', { value: v, selected: v === current }, v)));
   }
 
   async function searchView(params) {
@@ -493,7 +507,7 @@
       api('GET', '/ops/audit?' + new URLSearchParams({ messageId: id, limit: '20' })),
     ]);
     const fields = [
-      ['status', el('span', { class: 'status-' + row.status, id: 'row-status' }, row.status)],
+      ['status', el('span', { class: 'status-' + asText(row.status), id: 'row-status' }, asText(row.status))],
       ['message type', row.messageType + ' v' + row.messageVersion],
       ['aggregate', link('aggregate', { type: row.aggregateType, id: row.aggregateId },
         row.aggregateType + '/' + row.aggregateId + ' (every version)')],
@@ -505,7 +519,7 @@
       ['lease', row.lease ? row.lease.lockedBy + ' since ' + time(row.lease.lockedAt) + ', expires ' + time(row.lease.expiresAt) : '-'],
       ['blocked by', row.blockedBy
         ? el('span', {}, link('row/' + encodeURIComponent(row.blockedBy.id), null, 'version ' + row.blockedBy.aggregateVersion),
-          ' (' + row.blockedBy.status + (row.blockedBy.lastErrorCode ? ', ' + row.blockedBy.lastErrorCode : '') + ')')
+          ' (' + asText(row.blockedBy.status) + (row.blockedBy.lastErrorCode ? ', ' + row.blockedBy.lastErrorCode : '') + ')')
         : '-'],
       ['created', time(row.createdAt)],
       ['published', time(row.publishedAt)],

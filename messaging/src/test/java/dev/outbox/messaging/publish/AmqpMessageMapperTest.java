@@ -33,7 +33,7 @@ class AmqpMessageMapperTest {
                 type,
                 payload,
                 headers,
-                OutboxStatus.IN_PROGRESS,
+                OutboxStatus.IN_PROGRESS.name(),
                 1,
                 Instant.now(),
                 null,

@@ -135,7 +135,7 @@ final class PlainRelay {
                 rs.getString(8),
                 rs.getString(9),
                 rs.getString(10),
-                OutboxStatus.PENDING,
+                OutboxStatus.PENDING.name(),
                 0,
                 created,
                 null,

@@ -324,6 +324,32 @@ class ConsoleBrowserIT {
         assertNoSidewaysScrollAt390("row-detail");
     }
 
+    /**
+     * A row a newer version wrote, in a status and with an error code this version has no name for:
+     * the overview gives the status a card of its own, the row's page shows both as they are stored,
+     * and a search by that status finds the row.
+     */
+    @Test
+    void aStatusAndCodeOfANewerVersionAreShownAsTheyAreStored() throws Exception {
+        UUID id = UUID.randomUUID();
+        DB.update(
+                "INSERT INTO message_outbox (id, aggregate_type, aggregate_id, message_type, exchange_name,"
+                        + " routing_key, payload, status, last_error_code, last_error_message)"
+                        + " VALUES (?, 'newer', 'n-1', 'order.created', ?, 'order.created', '{}'::jsonb,"
+                        + " 'ARCHIVED_BY_V9', 'FUTURE_727', 'a newer version''s words')",
+                id,
+                Topology.ORDERS_EXCHANGE);
+        logIn(TOKEN, "night-shift");
+        until(ExpectedConditions.presenceOfElementLocated(By.id("card-ARCHIVED_BY_V9")));
+        assertEquals("1", card("ARCHIVED_BY_V9"));
+        open("#/row/" + id);
+        until(ExpectedConditions.textToBePresentInElementLocated(By.id("row-status"), "ARCHIVED_BY_V9"));
+        until(ExpectedConditions.textToBePresentInElementLocated(
+                By.id("row-error"), "FUTURE_727: a newer version's words"));
+        open("#/search?status=ARCHIVED_BY_V9");
+        until(ExpectedConditions.elementToBeClickable(By.linkText(id.toString())));
+    }
+
     /** A status card's value as the overview shows it. */
     private String card(String status) {
         return browser.findElement(By.cssSelector("#card-" + status + " .value"))

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.UUID;
 import org.awaitility.Awaitility;
 
 /**
@@ -37,6 +38,8 @@ final class ExportedMetrics {
             "scrape_duration_seconds", TARGET_LABELS,
             "scrape_samples_scraped", TARGET_LABELS);
 
+    static final String UNKNOWN_STATUS_SERIES = "outbox_unknown_status_count";
+
     private static Map<String, Set<String>> scraped;
 
     private ExportedMetrics() {}
@@ -45,7 +48,7 @@ final class ExportedMetrics {
     static synchronized Map<String, Set<String>> labelsByName() throws Exception {
         if (scraped == null) {
             Map<String, Set<String>> all = new TreeMap<>();
-            merge(all, scrape(Map.of()));
+            merge(all, scrapeWithARowInAStatusOfANewerVersion());
             merge(all, scrapeInCdcMode());
             all.values().forEach(labels -> labels.addAll(TARGET_LABELS));
             merge(all, PROMETHEUS_OWN);
@@ -61,6 +64,27 @@ final class ExportedMetrics {
                 into.computeIfAbsent(name, k -> new TreeSet<>()).addAll(labels));
     }
 
+    /**
+     * The per-status series of rows in a status this version does not know exists only while such
+     * a row does (a newer version's, in a rolling upgrade): one is written for the scrape, so that
+     * an alert on it is held to the name and labels the processes really export.
+     */
+    private static Map<String, Set<String>> scrapeWithARowInAStatusOfANewerVersion() throws Exception {
+        TestDatabase db = TestDatabase.get();
+        UUID probe = UUID.randomUUID();
+        db.update(
+                "INSERT INTO message_outbox (id, aggregate_type, aggregate_id, message_type, exchange_name,"
+                        + " routing_key, payload, status) VALUES (?, 'exported-metrics', ?, 'order.created',"
+                        + " 'orders.events', 'order.created', '{}'::jsonb, 'EXPORTED_METRICS_PROBE')",
+                probe,
+                probe.toString());
+        try {
+            return scrape(Map.of(), UNKNOWN_STATUS_SERIES);
+        } finally {
+            db.update("DELETE FROM message_outbox WHERE id = ?", probe);
+        }
+    }
+
     private static Map<String, Set<String>> scrapeInCdcMode() throws Exception {
         TestDatabase db = TestDatabase.get();
         if (!"logical".equals(db.scalar("SELECT current_setting('wal_level')"))) {
@@ -69,7 +93,7 @@ final class ExportedMetrics {
         }
         String slot = "exported_metrics_it";
         try {
-            return scrape(Map.of("OUTBOX_RELAY_MODE", "cdc", "OUTBOX_RELAY_CDC_SLOT", slot));
+            return scrape(Map.of("OUTBOX_RELAY_MODE", "cdc", "OUTBOX_RELAY_CDC_SLOT", slot), null);
         } finally {
             Awaitility.await()
                     .atMost(Duration.ofSeconds(30))
@@ -80,8 +104,12 @@ final class ExportedMetrics {
         }
     }
 
-    /** The whole system in this JVM (API, relay, the consumers on the class path), each scraped on its own port. */
-    private static Map<String, Set<String>> scrape(Map<String, String> extra) throws Exception {
+    /**
+     * The whole system in this JVM (API, relay, the consumers on the class path), each scraped on
+     * its own port; again until {@code awaited} (a sample name, or null) is among them, as a gauge
+     * read from the database shows a new series from the scrape after the snapshot that found it.
+     */
+    private static Map<String, Set<String>> scrape(Map<String, String> extra, String awaited) throws Exception {
         Map<String, Set<String>> names = new HashMap<>();
         HttpClient http =
                 HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -91,20 +119,29 @@ final class ExportedMetrics {
             for (ConsumerApp consumer : launcher.consumers()) {
                 ports.add(consumer.httpPort());
             }
-            for (int port : ports) {
-                String body = http.send(
-                                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
-                                        .build(),
-                                HttpResponse.BodyHandlers.ofString())
-                        .body();
-                for (String line : body.split("\n")) {
-                    if (!line.startsWith("#") && !line.isBlank()) {
-                        names.computeIfAbsent(name(line), k -> new TreeSet<>()).addAll(labelNames(line));
-                    }
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> {
+                names.clear();
+                scrapeAll(http, ports, names);
+                return awaited == null || names.containsKey(awaited);
+            });
+        }
+        return names;
+    }
+
+    private static void scrapeAll(HttpClient http, List<Integer> ports, Map<String, Set<String>> names)
+            throws Exception {
+        for (int port : ports) {
+            String body = http.send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
+            for (String line : body.split("\n")) {
+                if (!line.startsWith("#") && !line.isBlank()) {
+                    names.computeIfAbsent(name(line), k -> new TreeSet<>()).addAll(labelNames(line));
                 }
             }
         }
-        return names;
     }
 
     private static String name(String sample) {

@@ -145,7 +145,9 @@ final class Views {
                         ? step + " (it has a version: read ops/RUNBOOK.md on cancelling versioned rows first)"
                         : step;
             default:
-                return "see ops/RUNBOOK.md";
+                // a status a newer version wrote (in a rolling upgrade): shown as it is, advice left to that version
+                return "status " + status + " is not one this outboxctl knows (a newer version wrote it?):"
+                        + " see ops/RUNBOOK.md, or the outboxctl of that version";
         }
     }
 

@@ -161,6 +161,50 @@ class OutboxctlIT {
         assertTrue(hasLine(r.out(), "PAYLOAD_INVALID\\s+1"), r.out());
     }
 
+    /**
+     * A status or error code a newer version wrote (issue 42: a rolling upgrade) is listed, found,
+     * shown and counted as the server sends it; a repair of such a row is refused with the reason,
+     * and a filter value of another form than a stored one is the server's 400, printed.
+     */
+    @Test
+    void aStatusOrCodeANewerVersionWroteIsListedFoundShownAndCounted() {
+        UUID archived = row("ARCHIVED", "FUTURE_727", "order.created", "n1", 1L);
+        UUID parked = row("PARKED", "FUTURE_727", "order.created", "n2", 1L);
+
+        // the CLI upper-cases what it is given, as for every status
+        Result list = ok(cli(READER, "list", "--status", "archived"));
+        assertEquals(List.of(archived.toString()), idsIn(list.out()), list.out());
+        assertTrue(
+                hasLine(list.out(), archived + "\\s+ARCHIVED\\s+order\\.created\\s+.*\\sFUTURE_727\\s+\\S+"),
+                list.out());
+        Result byCode = ok(cli(READER, "list", "--error-code", "FUTURE_727"));
+        assertEquals(Set.of(archived.toString(), parked.toString()), new HashSet<>(idsIn(byCode.out())), byCode.out());
+
+        Result show = ok(cli(READER, "show", archived.toString()));
+        assertTrue(hasLine(show.out(), "status:\\s+ARCHIVED"), show.out());
+        assertTrue(hasLine(show.out(), "last error:\\s+FUTURE_727: basic\\.return 312 NO_ROUTE"), show.out());
+        assertTrue(show.out().contains("status ARCHIVED is not one this outboxctl knows"), show.out());
+
+        Result stats = ok(cli(READER, "stats"));
+        assertTrue(hasLine(stats.out(), "ARCHIVED\\s+1"), stats.out());
+        assertTrue(hasLine(stats.out(), "PARKED\\s+1"), stats.out());
+        assertTrue(hasLine(stats.out(), "FUTURE_727\\s+1"), stats.out());
+
+        Result refused = op("retry", archived.toString());
+        assertEquals(Outboxctl.SERVER_ERROR, refused.code(), refused.toString());
+        assertTrue(
+                refused.err()
+                        .startsWith("409 invalid_state: message " + archived
+                                + " is ARCHIVED, a status this version does not know;"),
+                refused.err());
+        assertEquals("ARCHIVED", status(archived));
+
+        Result malformed = cli(READER, "list", "--status", "ARCH-IVED");
+        assertEquals(Outboxctl.SERVER_ERROR, malformed.code(), malformed.toString());
+        assertTrue(malformed.err().startsWith("400 validation_failed: "), malformed.err());
+        assertTrue(malformed.err().contains("\n  status: must be a status: "), malformed.err());
+    }
+
     @Test
     void listPagesWithCursorsAndAllFollowsThemToTheEnd() {
         Set<String> parked = new HashSet<>();

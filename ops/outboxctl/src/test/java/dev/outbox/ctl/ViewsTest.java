@@ -143,6 +143,29 @@ class ViewsTest {
                 .contains("no parked messages"));
     }
 
+    /** A status or code a newer server wrote (a rolling upgrade) is printed as it came, never dropped. */
+    @Test
+    void aStatusOrCodeThisCliDoesNotKnowIsShownAsItIs() throws Exception {
+        OpsViews.Row archived = row("{'id':'" + X + "','status':'ARCHIVED','lastErrorCode':'FUTURE_727',"
+                + "'lastErrorMessage':'from a newer relay','messageType':'t','attemptCount':2,"
+                + "'aggregateType':'order','aggregateId':'o-9','createdAt':'2026-11-30T10:00:00Z'}");
+        String[] lines = Views.list(List.of(archived)).split("\n");
+        assertEquals(2, lines.length);
+        assertEquals(
+                List.of(X, "ARCHIVED", "t", "order/o-9", "-", "2", "FUTURE_727", "2026-11-30T10:00:00Z"),
+                List.of(lines[1].split("\\s+")));
+        String s = Views.show(archived);
+        assertTrue(s.contains("status:           ARCHIVED\n"), s);
+        assertTrue(s.contains("last error:       FUTURE_727: from a newer relay\n"), s);
+        assertTrue(s.contains("next step:        status ARCHIVED is not one this outboxctl knows"), s);
+        String stats = Views.stats(read(
+                "{'counts':{'PENDING':1,'IN_PROGRESS':0,'RETRYABLE_FAILED':0,'PARKED':4,'ARCHIVED':7},"
+                        + "'parkedByErrorCode':{'UNROUTABLE':1,'FUTURE_727':3}}",
+                OpsOverviewViews.Stats.class));
+        assertTrue(stats.contains("PARKED                4\nARCHIVED              7\n"), stats);
+        assertTrue(stats.contains("FUTURE_727                3\n"), stats);
+    }
+
     @Test
     void reconcileSaysOkOrListsEachProblem() throws Exception {
         assertTrue(Views.reconcile(read(

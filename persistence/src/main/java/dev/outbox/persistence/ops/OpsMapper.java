@@ -34,7 +34,15 @@ public interface OpsMapper {
 
     OutboxStats stats();
 
+    /** Parked rows per error code, as stored: a code this version does not know is counted under its own name. */
     List<CodeCount> parkedByErrorCode();
+
+    /**
+     * Rows per status for the statuses this version does not know (a newer version's, in a rolling
+     * upgrade), each under its own name; empty while there are none. Read through a partial index
+     * that holds only such rows (V16).
+     */
+    List<CodeCount> unknownStatusCounts();
 
     /** Published rows per minute of the last hour; minutes with none are absent. */
     List<MinuteCount> publishedPerMinute();

@@ -9,8 +9,12 @@ import org.mybatis.guice.transactional.Transactional;
 /** Reads the outbox's numbers in one short read-only transaction. */
 @Singleton
 public class OutboxStatsReader {
-    /** Stats plus parked rows per error code. */
-    public record Snapshot(OutboxStats stats, Map<String, Long> parkedByErrorCode) {}
+    /**
+     * Stats, parked rows per error code, and rows per status this version does not know (a newer
+     * version's). Codes and statuses are the stored text, so an unknown one is counted under its
+     * own name rather than lost.
+     */
+    public record Snapshot(OutboxStats stats, Map<String, Long> parkedByErrorCode, Map<String, Long> unknownStatuses) {}
 
     private final OpsMapper ops;
 
@@ -21,10 +25,14 @@ public class OutboxStatsReader {
 
     @Transactional
     public Snapshot read() {
-        Map<String, Long> parked = new LinkedHashMap<>();
-        for (CodeCount c : ops.parkedByErrorCode()) {
-            parked.put(c.code(), c.count());
+        return new Snapshot(ops.stats(), byCode(ops.parkedByErrorCode()), byCode(ops.unknownStatusCounts()));
+    }
+
+    private static Map<String, Long> byCode(Iterable<CodeCount> counts) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (CodeCount c : counts) {
+            out.put(c.code(), c.count());
         }
-        return new Snapshot(ops.stats(), parked);
+        return out;
     }
 }

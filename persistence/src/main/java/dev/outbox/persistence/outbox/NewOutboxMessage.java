@@ -56,7 +56,7 @@ public record NewOutboxMessage(
                 routingKey,
                 payload,
                 headers,
-                OutboxStatus.PENDING,
+                OutboxStatus.PENDING.name(),
                 0,
                 now,
                 null,

@@ -115,6 +115,15 @@ public interface OutboxMapper {
     List<OutboxRecord> findByAggregate(
             @Param("aggregateType") String aggregateType, @Param("aggregateId") String aggregateId);
 
-    /** A stale lease that was released: which row, who held it, and what it became. */
-    record StaleLease(UUID id, String lockedBy, OutboxStatus status) {}
+    /**
+     * A stale lease that was released: which row, who held it, and what it became. The status is
+     * read as text, as every status is ({@link OutboxRecord#status()}); the statements that return
+     * it write only statuses this version knows.
+     */
+    record StaleLease(UUID id, String lockedBy, String status) {
+        /** Whether the row became {@code s}. */
+        public boolean is(OutboxStatus s) {
+            return s.name().equals(status);
+        }
+    }
 }

@@ -1,8 +1,6 @@
 package dev.outbox.relay.cdc;
 
-import dev.outbox.kernel.outbox.ErrorCode;
 import dev.outbox.kernel.outbox.OutboxRecord;
-import dev.outbox.kernel.outbox.OutboxStatus;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalTime;
@@ -17,7 +15,9 @@ import java.util.UUID;
  * the {@link OutboxRecord} the polling relay would have read: the same mapping to AMQP follows, so
  * both modes put the same message on the wire ({@code CdcDecodingIT} compares them, row by row, for
  * generated rows). A value that does not parse (a column type changed under the relay, say) is
- * an error naming the column, not a guess.
+ * an error naming the column, not a guess. {@code status} and {@code last_error_code} are carried
+ * as the text they are, as the polling relay reads them: a newer version's status or code is data,
+ * not a parse failure (only a {@code PENDING} row is the stream's, {@code CdcAggregateOrder}).
  */
 public final class CdcRows {
     private CdcRows() {}
@@ -66,10 +66,10 @@ public final class CdcRows {
                 r.required("routing_key"),
                 r.required("payload"),
                 r.text("headers"),
-                OutboxStatus.valueOf(r.required("status")),
+                r.required("status"),
                 Integer.parseInt(r.required("attempt_count")),
                 timestamp(r.text("next_attempt_at")),
-                r.text("last_error_code") == null ? null : ErrorCode.valueOf(r.text("last_error_code")),
+                r.text("last_error_code"),
                 r.text("last_error_message"),
                 timestamp(r.text("created_at")),
                 timestamp(r.text("locked_at")),

@@ -16,7 +16,8 @@ public final class OpsOverviewViews {
     private OpsOverviewViews() {}
 
     /**
-     * {@code counts}: the unfinished statuses, exact. {@code finished}: {@code PUBLISHED} and
+     * {@code counts}: the unfinished statuses, exact, and any status a newer version wrote that this
+     * one has no name for, exact, under its own name. {@code finished}: {@code PUBLISHED} and
      * {@code CANCELLED}, exact up to 10,000 rows (the API's {@code OpsService.EXACT_FINISHED_UP_TO})
      * and estimated above.
      * {@code publishedPerMinute}: the last hour, oldest minute first, the current minute last.
@@ -24,7 +25,10 @@ public final class OpsOverviewViews {
     @Schema(additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
     public record Stats(
             @Schema(
-                    description = "The unfinished statuses (PENDING, IN_PROGRESS, RETRYABLE_FAILED, PARKED), exact",
+                    description =
+                            "The unfinished statuses (PENDING, IN_PROGRESS, RETRYABLE_FAILED, PARKED), exact, and any"
+                                    + " status this version does not know (a newer version wrote it), exact, under its"
+                                    + " own name",
                     requiredMode = Schema.RequiredMode.REQUIRED)
             Map<String, Long> counts,
 
@@ -50,7 +54,9 @@ public final class OpsOverviewViews {
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
             double oldestPendingAgeSeconds,
 
-            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            @Schema(
+                    description = "Parked rows by their error code, any code a newer version wrote included",
+                    requiredMode = Schema.RequiredMode.REQUIRED)
             Map<String, Long> parkedByErrorCode,
 
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED)

@@ -9,10 +9,11 @@ import java.util.UUID;
 
 /**
  * What the operator endpoints answer with about rows. The API builds them from its stored rows;
- * outboxctl reads them back. A status or error code is the name of the kernel's {@code
- * OutboxStatus} or {@code ErrorCode}, kept a string: this module carries no kernel (the API's
- * {@code OpenApiDocument} lists the names in the document), and a CLI older than the server still
- * reads a name the server added.
+ * outboxctl reads them back. A status or error code is text as stored: usually the name of the
+ * kernel's {@code OutboxStatus} or {@code ErrorCode}, but possibly one a newer version wrote
+ * during a rolling upgrade, shown as it is. This module carries no kernel (the API's {@code
+ * OpenApiDocument} gives the stored shape and lists the names it knows), and a CLI older than the
+ * server still reads a name the server added.
  */
 public final class OpsViews {
     private OpsViews() {}

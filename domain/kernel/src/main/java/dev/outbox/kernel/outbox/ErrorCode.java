@@ -1,5 +1,7 @@
 package dev.outbox.kernel.outbox;
 
+import java.util.Optional;
+
 /**
  * Why a publish attempt failed, as stored in {@code last_error_code}, and whether the relay tries
  * the row again by itself ({@link #retryable()}). The list is part of the outside contract: codes
@@ -9,6 +11,10 @@ package dev.outbox.kernel.outbox;
  * written once, in relay-worker/README.md, "Failure handling": one row per constant, its "retried" column
  * checked against {@link #retryable()} by {@code DocumentationTest}. A new code needs its row
  * there (and its fix in {@code ops/RUNBOOK.md}).
+ *
+ * <p>The database's check holds only the form of a code ({@link Codes#SHAPE}, migration V16), so a
+ * newer version's code may be in a row this version reads: {@link OutboxRecord#lastErrorCode()} is
+ * text, and a relay that claims such a row treats it as any due row and records its own outcome.
  */
 public enum ErrorCode {
     BROKER_UNAVAILABLE(true),
@@ -34,5 +40,21 @@ public enum ErrorCode {
     /** True: back to {@code RETRYABLE_FAILED} with backoff. False: {@code PARKED} at once. */
     public boolean retryable() {
         return retryable;
+    }
+
+    /**
+     * The constant named {@code name}, or empty for a name this version does not know (a newer
+     * version's code) and for null. Never throws, unlike {@link #valueOf}: a stored code is data
+     * another version may have written.
+     */
+    public static Optional<ErrorCode> named(String name) {
+        if (name != null) {
+            for (ErrorCode c : values()) {
+                if (c.name().equals(name)) {
+                    return Optional.of(c);
+                }
+            }
+        }
+        return Optional.empty();
     }
 }

@@ -1,6 +1,13 @@
 package dev.outbox.kernel.outbox;
 
-/** The lifecycle of an outbox row; the database check constraint holds the same list. */
+import java.util.Optional;
+
+/**
+ * The lifecycle of an outbox row, as this version knows it. The database's check holds only the
+ * form of a status ({@link Codes#SHAPE}, migration V16), so a newer version may add one while this
+ * version runs: rows are read with their status as text ({@link OutboxRecord#status()}), and a
+ * status that is none of these is left alone (never claimed) and counted under its own name.
+ */
 public enum OutboxStatus {
     /** Written by a business transaction, waiting for a relay. */
     PENDING,
@@ -13,5 +20,21 @@ public enum OutboxStatus {
     /** Will not be retried automatically: an operator must look ({@code last_error_code} says why). */
     PARKED,
     /** An operator decided it must never be sent. Terminal. */
-    CANCELLED
+    CANCELLED;
+
+    /**
+     * The constant named {@code name}, or empty for a name this version does not know (a newer
+     * version's status) and for null. Never throws, unlike {@link #valueOf}: a row's status is
+     * data another version may have written.
+     */
+    public static Optional<OutboxStatus> named(String name) {
+        if (name != null) {
+            for (OutboxStatus s : values()) {
+                if (s.name().equals(name)) {
+                    return Optional.of(s);
+                }
+            }
+        }
+        return Optional.empty();
+    }
 }

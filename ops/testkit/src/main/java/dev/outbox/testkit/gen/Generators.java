@@ -36,6 +36,27 @@ public final class Generators {
                 });
     }
 
+    /**
+     * Values of the form every outbox status and error code has ({@code Codes.SHAPE} in the kernel,
+     * the database's checks since V16): an upper-case letter, then up to 39 upper-case letters,
+     * digits and underscores; one in ten of the shortest or the longest. Nearly all are codes no
+     * version has, which is what a newer version's code looks like to an older one.
+     */
+    public static Gen<String> code() {
+        String tailChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
+        Gen<Character> first = SourceDSL.integers().between('A', 'Z').map(i -> (char) i.intValue());
+        Gen<Character> tail =
+                SourceDSL.integers().between(0, tailChars.length() - 1).map(tailChars::charAt);
+        Gen<List<Character>> tails = SourceDSL.lists()
+                .of(tail)
+                .ofSizes(SourceDSL.integers().between(0, 39).mix(Generate.pick(List.of(0, 39)), 10));
+        return first.zip(tails, (f, t) -> {
+            StringBuilder sb = new StringBuilder(1 + t.size()).append(f.charValue());
+            t.forEach(sb::append);
+            return sb.toString();
+        });
+    }
+
     /** Any long; one in ten an edge: each end, one in from each end, -2 to 2. */
     public static Gen<Long> anyLong() {
         return SourceDSL.longs()

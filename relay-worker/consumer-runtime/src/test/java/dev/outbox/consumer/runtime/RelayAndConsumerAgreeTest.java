@@ -100,7 +100,7 @@ class RelayAndConsumerAgreeTest {
                 e.routingKey(),
                 e.example().toString(),
                 e.headers(),
-                OutboxStatus.IN_PROGRESS,
+                OutboxStatus.IN_PROGRESS.name(),
                 1,
                 Instant.now(),
                 null,
