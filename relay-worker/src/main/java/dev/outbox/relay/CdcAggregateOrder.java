@@ -81,6 +81,12 @@ final class CdcAggregateOrder {
                     || (rec.nextAttemptAt() != null && rec.nextAttemptAt().isAfter(Instant.now()))) {
                 // written as something else than a fresh row (a status a newer version added among
                 // them: never published by this version), or not due: not the stream's
+                if (orderedRow(rec) && waiting.containsKey(row.key())) {
+                    // a later version queued behind the one in flight must not pass this one: once
+                    // that settles, the versions behind it go to the retry path, whose claim orders
+                    // them by what the table holds
+                    untrusted.add(row.key());
+                }
                 leave(row);
                 continue;
             }

@@ -165,6 +165,67 @@ class NewerVersionRowsIT {
                 "the row in the newer status was never sent");
     }
 
+    /**
+     * Versions 1, 2 and 3 of one aggregate in one transaction, version 2 in a newer version's status:
+     * the stream sends version 1 and leaves version 2; version 3, queued behind version 1, must not
+     * pass version 2 once version 1 is confirmed. It goes to the retry path, whose claim holds it
+     * behind the unfinished version 2.
+     */
+    @Test
+    void aLaterVersionWaitsBehindAVersionInANewerStatusInTheCdcStream() throws Exception {
+        CdcTestSupport.freshStart(fx.db, fx.broker, SLOT);
+        fx.db.update("DELETE FROM outbox_cdc_position");
+        RecordingQueue queue = fx.observe("#");
+        RelayApp relay = startRelay(
+                "OUTBOX_RELAY_MODE",
+                "cdc",
+                "OUTBOX_RELAY_CDC_SLOT",
+                SLOT,
+                "OUTBOX_RELAY_CDC_TICK_INTERVAL",
+                "200ms",
+                "OUTBOX_RELAY_POLL_INTERVAL",
+                "200ms");
+        await().atMost(WAIT).until(() -> relay.cdc().reading());
+
+        String aggregate = UUID.randomUUID().toString();
+        UUID v1 = UUID.randomUUID();
+        UUID v2 = UUID.randomUUID();
+        UUID v3 = UUID.randomUUID();
+        // a payload its contract accepts, so that only the order of versions decides what is sent
+        String payload = "{\"orderId\": \"" + aggregate + "\", \"customerId\": \"c-1\", \"currency\": \"EUR\","
+                + " \"total\": \"25.00\", \"lines\": [{\"sku\": \"B-1\", \"quantity\": 1, \"unitPrice\": \"25.00\"}],"
+                + " \"placedAt\": \"2026-11-30T10:15:30.123Z\"}";
+        fx.db.update(
+                "INSERT INTO message_outbox (id, aggregate_type, aggregate_id, aggregate_version, message_type,"
+                        + " exchange_name, routing_key, payload, status) VALUES"
+                        + " (?, 'order', ?, 1, 'order.created', 'orders.events', 'order.created', ?::jsonb, 'PENDING'),"
+                        + " (?, 'order', ?, 2, 'order.created', 'orders.events', 'order.created', ?::jsonb, 'ARCHIVED'),"
+                        + " (?, 'order', ?, 3, 'order.created', 'orders.events', 'order.created', ?::jsonb, 'PENDING')",
+                v1,
+                aggregate,
+                payload,
+                v2,
+                aggregate,
+                payload,
+                v3,
+                aggregate,
+                payload);
+
+        // version 1 confirmed, and both versions behind it left to the retry path
+        await().atMost(WAIT)
+                .until(() -> fx.store().find(v1).orElseThrow().is(OutboxStatus.PUBLISHED)
+                        && relay.cdc().leftToRetryPath() == 2);
+        assertEquals(3, relay.cdc().streamed());
+        assertEquals("ARCHIVED", fx.store().find(v2).orElseThrow().status());
+        assertEquals("PENDING", fx.store().find(v3).orElseThrow().status(), "version 3 passed version 2");
+        List<TestBroker.Received> sent = new ArrayList<>(queue.await(1, WAIT));
+        sent.addAll(queue.drain());
+        assertEquals(
+                List.of(v1.toString()),
+                sent.stream().map(TestBroker.Received::messageId).toList(),
+                "only version 1 was sent");
+    }
+
     private String metrics(RelayApp relay) throws Exception {
         HttpResponse<String> r = http.send(
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + relay.httpPort() + "/metrics"))
