@@ -13,6 +13,12 @@
 -- status's check is the column's default-named one from V1; last_error_code's was last replaced in
 -- V11. message_outbox_failure_has_code, _lease_iff_in_progress, _published_has_time and
 -- _cancelled_has_time name only known statuses and say nothing about any other, so they stand.
+ALTER TABLE message_outbox
+    DROP CONSTRAINT message_outbox_status_check,
+    ADD CONSTRAINT message_outbox_status_check CHECK (status ~ '^[A-Z][A-Z0-9_]{0,39}$') NOT VALID,
+    DROP CONSTRAINT message_outbox_last_error_code_check,
+    ADD CONSTRAINT message_outbox_last_error_code_check
+        CHECK (last_error_code IS NULL OR last_error_code ~ '^[A-Z][A-Z0-9_]{0,39}$') NOT VALID;
 
 -- Rows in a status this version does not know are counted under their own names on every metrics
 -- scrape (OpsMapper.unknownStatusCounts, outbox_unknown_status_count{status}). Like every other
@@ -22,18 +28,8 @@
 -- version too (a version that knows more statuses excludes more, which still implies this
 -- predicate, and counts a status it added through it as well). Not
 -- CONCURRENTLY, as in V9: building it reads the table once while writes to it wait (about a second
--- per million rows); reads go on. It is built before the checks change below: Flyway runs this
--- script in one transaction, and the ALTER's ACCESS EXCLUSIVE lock, held to the commit, would stop
--- reads too if the build came after it. On a large outbox, build it by hand first with CREATE INDEX
--- CONCURRENTLY and this definition (drop an INVALID one a failed attempt left), and IF NOT EXISTS
--- then skips it here.
+-- per million rows); on a large outbox, build it by hand first with CREATE INDEX CONCURRENTLY and
+-- this definition, and IF NOT EXISTS then skips it here.
 CREATE INDEX IF NOT EXISTS message_outbox_later_status_idx
     ON message_outbox (status)
     WHERE status NOT IN ('PENDING', 'IN_PROGRESS', 'PUBLISHED', 'RETRYABLE_FAILED', 'PARKED', 'CANCELLED');
-
-ALTER TABLE message_outbox
-    DROP CONSTRAINT message_outbox_status_check,
-    ADD CONSTRAINT message_outbox_status_check CHECK (status ~ '^[A-Z][A-Z0-9_]{0,39}$') NOT VALID,
-    DROP CONSTRAINT message_outbox_last_error_code_check,
-    ADD CONSTRAINT message_outbox_last_error_code_check
-        CHECK (last_error_code IS NULL OR last_error_code ~ '^[A-Z][A-Z0-9_]{0,39}$') NOT VALID;
