@@ -55,6 +55,23 @@ class NewerVersionRowsIT {
         CdcTestSupport.awaitUnreadAndDrop(fx.db, SLOT);
     }
 
+    /** A relay in CDC mode on a fresh slot, once it reads the stream. */
+    private RelayApp startCdcRelay() {
+        CdcTestSupport.freshStart(fx.db, fx.broker, SLOT);
+        fx.db.update("DELETE FROM outbox_cdc_position");
+        RelayApp relay = startRelay(
+                "OUTBOX_RELAY_MODE",
+                "cdc",
+                "OUTBOX_RELAY_CDC_SLOT",
+                SLOT,
+                "OUTBOX_RELAY_CDC_TICK_INTERVAL",
+                "200ms",
+                "OUTBOX_RELAY_POLL_INTERVAL",
+                "200ms");
+        await().atMost(WAIT).until(() -> relay.cdc().reading());
+        return relay;
+    }
+
     private RelayApp startRelay(String... env) {
         RelayApp app = RelayApp.start(new Settings(fx.env(env)));
         closing.add(app);
@@ -126,19 +143,8 @@ class NewerVersionRowsIT {
 
     @Test
     void theCdcStreamLeavesARowInANewerStatusAlone() throws Exception {
-        CdcTestSupport.freshStart(fx.db, fx.broker, SLOT);
-        fx.db.update("DELETE FROM outbox_cdc_position");
+        RelayApp relay = startCdcRelay();
         RecordingQueue queue = fx.observe("#");
-        RelayApp relay = startRelay(
-                "OUTBOX_RELAY_MODE",
-                "cdc",
-                "OUTBOX_RELAY_CDC_SLOT",
-                SLOT,
-                "OUTBOX_RELAY_CDC_TICK_INTERVAL",
-                "200ms",
-                "OUTBOX_RELAY_POLL_INTERVAL",
-                "200ms");
-        await().atMost(WAIT).until(() -> relay.cdc().reading());
 
         // committed before the rows below, so the stream has taken it in once they are published
         UUID archived = UUID.randomUUID();
@@ -173,19 +179,8 @@ class NewerVersionRowsIT {
      */
     @Test
     void aLaterVersionWaitsBehindAVersionInANewerStatusInTheCdcStream() throws Exception {
-        CdcTestSupport.freshStart(fx.db, fx.broker, SLOT);
-        fx.db.update("DELETE FROM outbox_cdc_position");
+        RelayApp relay = startCdcRelay();
         RecordingQueue queue = fx.observe("#");
-        RelayApp relay = startRelay(
-                "OUTBOX_RELAY_MODE",
-                "cdc",
-                "OUTBOX_RELAY_CDC_SLOT",
-                SLOT,
-                "OUTBOX_RELAY_CDC_TICK_INTERVAL",
-                "200ms",
-                "OUTBOX_RELAY_POLL_INTERVAL",
-                "200ms");
-        await().atMost(WAIT).until(() -> relay.cdc().reading());
 
         String aggregate = UUID.randomUUID().toString();
         UUID v1 = UUID.randomUUID();
