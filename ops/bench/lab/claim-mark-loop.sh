@@ -11,7 +11,7 @@
 # dropped first. Single-threaded and server-side: compare variants in one sitting, several runs each.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-migrations="$here/../../../migrations/src/main/resources/db/migration"
+migrations="$here/../../../migrations/src/main/resources/db/outbox"
 export PGHOST="${PGHOST:-127.0.0.1}" PGUSER="${PGUSER:-postgres}"
 db=outbox_lab
 psql -qX -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null

@@ -22,8 +22,11 @@ public final class OutboxPersistence {
     private OutboxPersistence() {}
 
     /**
-     * Creates or upgrades the outbox's tables (Flyway, history in {@code flyway_schema_history};
-     * give your own migrations another history table). Safe to run from several processes at once.
+     * Creates or upgrades the outbox's tables (Flyway, scripts in {@code db/outbox}, history in
+     * {@code outbox_schema_history}). Flyway's defaults, {@code db/migration} and {@code
+     * flyway_schema_history}, stay free for the service's own migrations, run with {@code
+     * baselineOnMigrate(true)} and {@code baselineVersion("0")}. Safe to run from several processes
+     * at once.
      */
     public static void migrate(DataSource dataSource) {
         provider().migrate(dataSource);

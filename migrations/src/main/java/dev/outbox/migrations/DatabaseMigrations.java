@@ -1,23 +1,82 @@
 package dev.outbox.migrations;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.output.MigrateResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Applies the SQL in {@code db/migration}. Safe to call from several processes at once: Flyway
- * takes a PostgreSQL advisory lock while it migrates, so the API and relay can both run it at
- * start-up.
+ * Applies the outbox's SQL from {@value #LOCATION}, recording it in {@value #HISTORY_TABLE}: a
+ * location and a history table of the outbox's own, so that a service's own Flyway keeps Flyway's
+ * defaults ({@code db/migration}, {@code flyway_schema_history}) to itself. Safe to call from several
+ * processes at once: Flyway takes a PostgreSQL advisory lock while it migrates, so the API and relay
+ * can both run it at start-up.
+ *
+ * <p>Releases before this one kept the outbox's scripts in {@code db/migration} with their history
+ * in {@code flyway_schema_history}. Such a database is adopted on the first start: the outbox's rows
+ * of that history are copied into {@value #HISTORY_TABLE} (see {@link #adoptEarlierHistory}), so
+ * nothing is applied twice. The rows are copied, not moved: a process of the earlier release
+ * starting during a rolling upgrade still finds its history complete.
  */
 public final class DatabaseMigrations {
-    public static final String LOCATION = "classpath:db/migration";
+    public static final String LOCATION = "classpath:db/outbox";
+
+    /** The outbox's migration history, apart from any service's {@code flyway_schema_history}. */
+    public static final String HISTORY_TABLE = "outbox_schema_history";
+
+    /** Where releases before {@value #HISTORY_TABLE} recorded the outbox's migrations. */
+    static final String EARLIER_HISTORY_TABLE = "flyway_schema_history";
+
+    /**
+     * The scripts the earlier releases applied from {@code db/migration}, frozen: exactly these
+     * rows of {@value #EARLIER_HISTORY_TABLE} are the outbox's; any other row there is a service's.
+     * A script added later is never in that table, so it never joins this list.
+     */
+    static final List<String> EARLIER_SCRIPTS = List.of(
+            "V1__orders_outbox_consumers.sql",
+            "V2__ordering_consumers_idempotency.sql",
+            "V3__operations.sql",
+            "V4__notify_pending.sql",
+            "V5__relay_statement_shapes.sql",
+            "V6__notify_only_waiting_relays.sql",
+            "V7__relay_liveness.sql",
+            "V8__ledger_journal.sql",
+            "V9__lean_lease.sql",
+            "V10__order_shipped.sql",
+            "V11__unencodable.sql",
+            "V12__relay_suspects.sql",
+            "V13__cdc.sql",
+            "V14__cdc_publication_keeps_its_table.sql",
+            "V15__ops_audit_any_action.sql",
+            "V16__codes_as_text.sql");
+
+    /** Flyway's advisory lock on a history table: this number plus the hash of its quoted name. */
+    private static final long FLYWAY_LOCK_BASE = 77431708279161L;
+
+    private static final Logger LOG = LoggerFactory.getLogger(DatabaseMigrations.class);
 
     private DatabaseMigrations() {}
 
+    /**
+     * Adopts an earlier release's history if there is one, then applies what is pending. On a
+     * schema that holds other tables (a service's) but no outbox history, the outbox's history is
+     * started at version 0 and every script applies.
+     */
     public static MigrateResult migrate(DataSource dataSource) {
+        adoptEarlierHistory(dataSource);
         return Flyway.configure(DatabaseMigrations.class.getClassLoader())
                 .dataSource(dataSource)
                 .locations(LOCATION)
+                .table(HISTORY_TABLE)
+                .baselineOnMigrate(true)
+                .baselineVersion("0")
                 .failOnMissingLocations(true)
                 .validateMigrationNaming(true)
                 .load()
@@ -25,10 +84,134 @@ public final class DatabaseMigrations {
     }
 
     /**
+     * The advisory lock key Flyway takes while it migrates with {@code historyTable} in {@code
+     * schema}: whoever holds it holds every such migration off.
+     */
+    public static long flywayLockKey(String schema, String historyTable) {
+        return FLYWAY_LOCK_BASE + ('"' + schema + "\".\"" + historyTable + '"').hashCode();
+    }
+
+    /**
+     * Copies the outbox's rows of {@value #EARLIER_HISTORY_TABLE} into a new {@value #HISTORY_TABLE}
+     * when the schema has the former but not the latter. One transaction, holding Flyway's locks on
+     * both history tables (the earlier one first), so that neither a process of the earlier release
+     * migrating nor another process of this one adopting can interleave; the condition is checked
+     * again under them. A database whose earlier history names outbox scripts but which has no
+     * {@code message_outbox} is refused rather than recorded as migrated.
+     *
+     * @return how many rows were carried over (0 when there was nothing to adopt)
+     */
+    static int adoptEarlierHistory(DataSource dataSource) {
+        try (Connection c = dataSource.getConnection()) {
+            String schema = currentSchema(c);
+            if (tableExists(c, schema, HISTORY_TABLE) || !tableExists(c, schema, EARLIER_HISTORY_TABLE)) {
+                return 0;
+            }
+            boolean autoCommit = c.getAutoCommit();
+            c.setAutoCommit(false);
+            try {
+                int carried = adoptLocked(c, schema);
+                c.commit();
+                if (carried > 0) {
+                    LOG.info(
+                            "carried {} outbox migration(s) from {}.{} into {}.{} (the rows stay in {} for"
+                                    + " processes of the earlier release)",
+                            carried,
+                            schema,
+                            EARLIER_HISTORY_TABLE,
+                            schema,
+                            HISTORY_TABLE,
+                            EARLIER_HISTORY_TABLE);
+                }
+                return carried;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setAutoCommit(autoCommit);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not adopt the outbox's earlier migration history", e);
+        }
+    }
+
+    private static int adoptLocked(Connection c, String schema) throws SQLException {
+        try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
+            for (String table : List.of(EARLIER_HISTORY_TABLE, HISTORY_TABLE)) {
+                lock.setLong(1, flywayLockKey(schema, table));
+                lock.execute();
+            }
+        }
+        if (tableExists(c, schema, HISTORY_TABLE)) {
+            return 0; // another process adopted while this one waited
+        }
+        String earlier = quote(schema) + "." + quote(EARLIER_HISTORY_TABLE);
+        String outboxRows = " FROM " + earlier + " WHERE script = ANY (?) AND type = 'SQL' AND success";
+        long rows;
+        try (PreparedStatement count = c.prepareStatement("SELECT count(*)" + outboxRows)) {
+            count.setArray(1, c.createArrayOf("text", EARLIER_SCRIPTS.toArray()));
+            try (ResultSet rs = count.executeQuery()) {
+                rs.next();
+                rows = rs.getLong(1);
+            }
+        }
+        if (rows == 0) {
+            return 0; // that history is a service's alone: the outbox starts its own at version 0
+        }
+        if (!tableExists(c, schema, "message_outbox")) {
+            throw new IllegalStateException(schema + "." + EARLIER_HISTORY_TABLE + " records " + rows
+                    + " of the outbox's migrations but " + schema + ".message_outbox does not exist:"
+                    + " the history does not describe this schema, so nothing is carried over");
+        }
+        String history = quote(schema) + "." + quote(HISTORY_TABLE);
+        try (Statement s = c.createStatement()) {
+            // the same columns, defaults and keys as the table Flyway made, under the outbox's name
+            s.execute("CREATE TABLE " + history + " (LIKE " + earlier + " INCLUDING ALL)");
+        }
+        try (PreparedStatement copy = c.prepareStatement("INSERT INTO " + history
+                + " (installed_rank, version, description, type, script, checksum, installed_by, installed_on,"
+                + " execution_time, success)"
+                + " SELECT row_number() OVER (ORDER BY installed_rank), version, description, type, script,"
+                + " checksum, installed_by, installed_on, execution_time, success"
+                + outboxRows)) {
+            copy.setArray(1, c.createArrayOf("text", EARLIER_SCRIPTS.toArray()));
+            return copy.executeUpdate();
+        }
+    }
+
+    private static String currentSchema(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT current_schema()")) {
+            rs.next();
+            String schema = rs.getString(1);
+            if (schema == null) {
+                throw new IllegalStateException("no schema on the search_path to migrate the outbox into");
+            }
+            return schema;
+        }
+    }
+
+    private static boolean tableExists(Connection c, String schema, String table) throws SQLException {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_tables WHERE schemaname = ? AND tablename = ?)")) {
+            ps.setString(1, schema);
+            ps.setString(2, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
+    private static String quote(String identifier) {
+        return '"' + identifier.replace("\"", "\"\"") + '"';
+    }
+
+    /**
      * Applies a service's or consumer's own migrations from {@code location}, with a history table
-     * of their own beside the outbox's {@code flyway_schema_history}: the first run baselines an
-     * existing schema at version 0, so their {@code V1__} applies on a database the outbox already
-     * migrated. The same advisory lock makes it safe from several processes at once.
+     * of their own beside the outbox's {@value #HISTORY_TABLE}: the first run baselines an existing
+     * schema at version 0, so their {@code V1__} applies on a database the outbox already migrated.
+     * The same advisory lock makes it safe from several processes at once.
      *
      * @param loader the class loader that sees {@code location} (the consumer's jar)
      */

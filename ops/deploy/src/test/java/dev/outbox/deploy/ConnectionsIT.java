@@ -8,6 +8,7 @@ import dev.outbox.api.ApiApp;
 import dev.outbox.config.Settings;
 import dev.outbox.consumer.runtime.ConsumerApp;
 import dev.outbox.deploy.Workloads.Workload;
+import dev.outbox.migrations.DatabaseMigrations;
 import dev.outbox.relay.RelayApp;
 import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.TestDatabase;
@@ -47,8 +48,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ConnectionsIT {
     private static final TestDatabase DB = TestDatabase.get();
     private static final int POOL = 3;
-    /** Flyway's advisory lock on the product's history table: its fixed number plus the table's name's hash. */
-    private static final long FLYWAY_LOCK = 77431708279161L + "\"public\".\"flyway_schema_history\"".hashCode();
+    /** Flyway's advisory lock on the product's history table. */
+    private static final long FLYWAY_LOCK =
+            DatabaseMigrations.flywayLockKey("public", DatabaseMigrations.HISTORY_TABLE);
     /** People and tools beside the service (psql, a metrics exporter, a backup), as in the README. */
     private static final int MARGIN = 20;
 

@@ -123,7 +123,10 @@ public final class TestDatabase {
         return env;
     }
 
-    /** Empties every application table (not Flyway's history) so each test starts clean. */
+    /**
+     * Empties every application table (not a migration history: Flyway's, the outbox's {@value
+     * DatabaseMigrations#HISTORY_TABLE}, a consumer's) so each test starts clean.
+     */
     public void reset() {
         resetExcept();
     }
@@ -136,7 +139,7 @@ public final class TestDatabase {
         java.util.Set<String> kept = java.util.Set.of(keep);
         List<String> tables = new ArrayList<>();
         for (Map<String, Object> row : rows("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
-                + " AND tablename NOT LIKE 'flyway%'")) {
+                + " AND tablename NOT LIKE 'flyway%' AND tablename <> '" + DatabaseMigrations.HISTORY_TABLE + "'")) {
             String name = (String) row.get("tablename");
             if (!kept.contains(name)) {
                 tables.add('"' + name + '"');

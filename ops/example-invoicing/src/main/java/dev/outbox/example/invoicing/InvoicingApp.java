@@ -12,7 +12,7 @@ import org.flywaydb.core.Flyway;
  * (separate migration histories), and one MyBatis-Guice module holding both mappers.
  */
 public final class InvoicingApp {
-    /** This service's migration history, beside the outbox's {@code flyway_schema_history}. */
+    /** This service's migration history, beside the outbox's {@code outbox_schema_history}. */
     static final String HISTORY_TABLE = "flyway_invoicing_history";
 
     private InvoicingApp() {}

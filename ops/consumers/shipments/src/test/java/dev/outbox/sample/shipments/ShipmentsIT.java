@@ -89,7 +89,7 @@ class ShipmentsIT {
         assertEquals(1, db.count("SELECT count(*) FROM flyway_shipments_history WHERE version = '1' AND success"));
         assertEquals(
                 0,
-                db.count("SELECT count(*) FROM flyway_schema_history WHERE script LIKE '%shipments%'"),
+                db.count("SELECT count(*) FROM outbox_schema_history WHERE script LIKE '%shipments%'"),
                 "the product's history does not hold the consumer's migrations");
     }
 
