@@ -36,6 +36,12 @@ import org.slf4j.LoggerFactory;
 public final class ApiApp implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ApiApp.class);
 
+    /** The order service's own migrations ({@code orders}, {@code order_lines}), in this jar. */
+    public static final String ORDERS_MIGRATIONS = "classpath:db/orders";
+
+    /** Their history, beside the outbox's {@code outbox_schema_history}. */
+    public static final String ORDERS_HISTORY_TABLE = "flyway_orders_history";
+
     private final Lifecycle parts;
     private final HttpServer server;
     private final Injector injector;
@@ -67,7 +73,12 @@ public final class ApiApp implements AutoCloseable {
         try {
             // first started, last stopped: the spans of the last requests are exported before exit
             Tracing tracing = parts.add("tracing", Tracing.start(tracingConfig));
-            Database database = parts.add("database", Database.start(databaseConfig, DatabaseConfig.migrate(settings)));
+            boolean migrate = DatabaseConfig.migrate(settings);
+            Database database = parts.add("database", Database.start(databaseConfig, migrate));
+            if (migrate) {
+                // the order service's own tables, after the outbox's, with a history of their own
+                database.migrateOwn(ORDERS_MIGRATIONS, ORDERS_HISTORY_TABLE, ApiApp.class.getClassLoader());
+            }
             Injector injector = Guice.createInjector(Modules.override(
                             database.module(OrderMapper.class),
                             PersistenceModule.tracedBy(tracing.openTelemetry()),

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.outbox.testkit.ScratchDatabase;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;

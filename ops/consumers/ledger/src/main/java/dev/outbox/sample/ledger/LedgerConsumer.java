@@ -10,8 +10,10 @@ import dev.outbox.consumer.RetainedTable;
  * (declared by {@code topology/ledger.order-events.queue.json}), its settings
  * ({@code OUTBOX_LEDGER_*}) and its HTTP port (8082). The consumer runtime finds it through
  * {@code META-INF/services/dev.outbox.consumer.OutboxConsumer} and runs it
- * ({@code ConsumerMain ledger}); its tables are the product's ({@code ledger_entries},
- * {@code ledger_journal}, migrations V1 and V8), older than consumers' own migrations.
+ * ({@code ConsumerMain ledger}); its tables ({@code ledger_entries}, {@code ledger_journal}) are
+ * its own migrations' ({@code db/ledger}, history {@code flyway_ledger_history}). The outbox's
+ * scripts V1, V2 and V8 still create them too, in the same shape, so its script creates them only
+ * where they are missing.
  */
 public final class LedgerConsumer implements OutboxConsumer {
     /** The consumer's name: its dedupe records and journal rows carry it. */
@@ -29,6 +31,7 @@ public final class LedgerConsumer implements OutboxConsumer {
     public static final ConsumerRegistration REGISTRATION = ConsumerRegistration.builder(
                     NAME, QUEUE, LedgerHandler.class)
             .mappers(LedgerMapper.class)
+            .migrations("classpath:db/ledger")
             .httpPort(8082)
             .retain(JOURNAL_RETENTION)
             .build();

@@ -1,6 +1,6 @@
-package dev.outbox.migrations;
+package dev.outbox.testkit;
 
-import dev.outbox.testkit.TestDatabase;
+import dev.outbox.migrations.DatabaseMigrations;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -16,7 +16,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * An empty database of its own on the test server, for tests of what migrations do to a whole
  * schema (the shared test database is migrated already). Dropped on {@link #close}.
  */
-final class ScratchDatabase implements AutoCloseable {
+public final class ScratchDatabase implements AutoCloseable {
     private final TestDatabase server;
     private final String name;
     private final String url;
@@ -27,7 +27,7 @@ final class ScratchDatabase implements AutoCloseable {
         this.url = server.url().replaceFirst("^(jdbc:postgresql://[^/]+/)[^?]*", "$1" + name);
     }
 
-    static ScratchDatabase create() {
+    public static ScratchDatabase create() {
         TestDatabase server = TestDatabase.get();
         String name = "outbox_scratch_"
                 + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
@@ -36,7 +36,7 @@ final class ScratchDatabase implements AutoCloseable {
     }
 
     /** A new data source on this database, named {@code application} in {@code pg_stat_activity}. */
-    DataSource dataSource(String application) {
+    public DataSource dataSource(String application) {
         PGSimpleDataSource ds = new PGSimpleDataSource();
         ds.setURL(url);
         if (server.user() != null) {
@@ -49,11 +49,11 @@ final class ScratchDatabase implements AutoCloseable {
         return ds;
     }
 
-    DataSource dataSource() {
+    public DataSource dataSource() {
         return dataSource("scratch");
     }
 
-    void execute(String sql) {
+    public void execute(String sql) {
         try (Connection c = dataSource().getConnection();
                 Statement s = c.createStatement()) {
             s.execute(sql);
@@ -63,7 +63,7 @@ final class ScratchDatabase implements AutoCloseable {
     }
 
     /** Each row of {@code sql} as its columns' text joined by {@code |}. */
-    List<String> rows(String sql) {
+    public List<String> rows(String sql) {
         try (Connection c = dataSource().getConnection();
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery(sql)) {
@@ -82,16 +82,41 @@ final class ScratchDatabase implements AutoCloseable {
         }
     }
 
-    long count(String sql) {
+    public long count(String sql) {
         return Long.parseLong(rows(sql).get(0));
     }
 
-    boolean tableExists(String table) {
+    public boolean tableExists(String table) {
         return count("SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename = '" + table + "'") == 1;
     }
 
+    /**
+     * A table as PostgreSQL holds it, in words that do not depend on how it was built (one script
+     * or several): each column with its type, nullability, default and identity; each constraint
+     * and index by name with its definition; each trigger. Two tables with equal shapes take the
+     * same rows and refuse the same ones.
+     */
+    public List<String> shape(String table) {
+        String t = "'public." + table + "'::regclass";
+        List<String> shape = new ArrayList<>();
+        shape.addAll(rows("SELECT 'column ' || attname || ' ' || format_type(atttypid, atttypmod)"
+                + " || CASE WHEN attnotnull THEN ' not null' ELSE '' END"
+                + " || coalesce(' default ' || pg_get_expr(d.adbin, d.adrelid), '')"
+                + " || CASE attidentity WHEN 'a' THEN ' identity always' WHEN 'd' THEN ' identity by default' ELSE '' END"
+                + " FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum"
+                + " WHERE a.attrelid = " + t + " AND a.attnum > 0 AND NOT a.attisdropped ORDER BY 1"));
+        shape.addAll(rows("SELECT 'constraint ' || conname || ' ' || pg_get_constraintdef(oid) || CASE WHEN"
+                + " convalidated THEN '' ELSE ' (not validated)' END FROM pg_constraint WHERE conrelid = " + t
+                + " ORDER BY 1"));
+        shape.addAll(rows(
+                "SELECT 'index ' || pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid = " + t + " ORDER BY 1"));
+        shape.addAll(rows("SELECT 'trigger ' || pg_get_triggerdef(oid) FROM pg_trigger WHERE tgrelid = " + t
+                + " AND NOT tgisinternal ORDER BY 1"));
+        return shape;
+    }
+
     /** How many of the outbox's scripts its own history does not hold yet: all of them before it exists. */
-    int outboxPending() {
+    public int outboxPending() {
         return Flyway.configure(DatabaseMigrations.class.getClassLoader())
                 .dataSource(dataSource())
                 .locations(DatabaseMigrations.LOCATION)
