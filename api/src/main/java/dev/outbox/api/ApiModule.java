@@ -3,6 +3,8 @@ package dev.outbox.api;
 import com.google.inject.AbstractModule;
 import com.google.inject.multibindings.OptionalBinder;
 import com.google.inject.name.Names;
+import dev.outbox.api.ops.MissingEventsCheck;
+import dev.outbox.api.orders.persistence.OrderMissingEvents;
 import java.time.Clock;
 import java.time.Duration;
 
@@ -28,5 +30,7 @@ public final class ApiModule extends AbstractModule {
         OptionalBinder.newOptionalBinder(binder(), Clock.class).setBinding().toInstance(clock);
         bind(Duration.class).annotatedWith(Names.named("idempotency.retention")).toInstance(idempotencyRetention);
         bind(Duration.class).annotatedWith(Names.named("relay.lease")).toInstance(relayLease);
+        // the reconcile report's look at the order service's own rows; the outbox's reads none
+        bind(MissingEventsCheck.class).to(OrderMissingEvents.class);
     }
 }

@@ -51,12 +51,18 @@ public class OpsService {
 
     private final OpsMapper ops;
     private final OutboxMapper outbox;
+    private final MissingEventsCheck missingEvents;
     private final Duration lease;
 
     @Inject
-    public OpsService(OpsMapper ops, OutboxMapper outbox, @Named("relay.lease") Duration lease) {
+    public OpsService(
+            OpsMapper ops,
+            OutboxMapper outbox,
+            MissingEventsCheck missingEvents,
+            @Named("relay.lease") Duration lease) {
         this.ops = ops;
         this.outbox = outbox;
+        this.missingEvents = missingEvents;
         this.lease = lease;
     }
 
@@ -238,7 +244,7 @@ public class OpsService {
 
     @Transactional
     public OpsOverviewViews.Reconcile reconcile() {
-        var missing = ops.ordersMissingEvents(100);
+        var missing = missingEvents.missingEvents(100);
         var expired = ops.expiredLeases(lease.toMillis(), 100);
         var blocked = ops.blockedAggregates(100);
         var waiting = ops.waitingConsumers(Duration.ofMinutes(5).toMillis(), 100);

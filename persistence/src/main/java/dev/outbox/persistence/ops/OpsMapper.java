@@ -64,8 +64,6 @@ public interface OpsMapper {
     List<AuditEntry> auditLog(
             @Param("beforeId") Long beforeId, @Param("messageId") UUID messageId, @Param("limit") int limit);
 
-    List<Reconciliation.OrderMissingEvent> ordersMissingEvents(@Param("limit") int limit);
-
     List<Reconciliation.ExpiredLease> expiredLeases(@Param("leaseMillis") long leaseMillis, @Param("limit") int limit);
 
     List<Reconciliation.BlockedAggregate> blockedAggregates(@Param("limit") int limit);

@@ -1,5 +1,6 @@
 package dev.outbox.api.orders.persistence;
 
+import dev.outbox.persistence.ops.Reconciliation.OrderMissingEvent;
 import java.util.List;
 import java.util.UUID;
 import org.apache.ibatis.annotations.Param;
@@ -27,4 +28,10 @@ public interface OrderMapper {
      * @return 1, or 0 when another transaction changed the order first
      */
     int update(@Param("order") OrderRow order, @Param("expectedVersion") long expectedVersion);
+
+    /**
+     * Orders whose version is not their aggregate's last outbox version: the event of their latest
+     * change was never recorded. Oldest change first.
+     */
+    List<OrderMissingEvent> ordersMissingEvents(@Param("limit") int limit);
 }
