@@ -70,8 +70,9 @@ public final class DatabaseMigrations {
      * started at version 0 and every script applies.
      */
     public static MigrateResult migrate(DataSource dataSource) {
+        int caughtUp = catchUpEarlierHistory(dataSource);
         adoptEarlierHistory(dataSource);
-        return Flyway.configure(DatabaseMigrations.class.getClassLoader())
+        MigrateResult result = Flyway.configure(DatabaseMigrations.class.getClassLoader())
                 .dataSource(dataSource)
                 .locations(LOCATION)
                 .table(HISTORY_TABLE)
@@ -81,6 +82,68 @@ public final class DatabaseMigrations {
                 .validateMigrationNaming(true)
                 .load()
                 .migrate();
+        result.migrationsExecuted += caughtUp;
+        return result;
+    }
+
+    /**
+     * Completes, the earlier releases' way, an earlier history that holds some of {@link
+     * #EARLIER_SCRIPTS} but not all: a database behind the previous release, on which processes of
+     * that release may be starting now too. Their Flyway takes its lock on {@value
+     * #EARLIER_HISTORY_TABLE} once per script, so an adoption in between would copy a history that
+     * one of them then extends in the old table only, and this release would apply that script a
+     * second time. Applying the rest of those scripts through the same table and lock first (the
+     * same bytes, so the same checksums) leaves nothing for them to add; the adoption then copies a
+     * complete history. A service's own rows in that table are left alone: missing or future ones
+     * are not this run's to judge, and its scripts below theirs apply out of order.
+     *
+     * @return how many scripts were applied that way (0 when the earlier history is absent, empty of
+     *     outbox scripts, or complete, or when the outbox's own history exists)
+     */
+    static int catchUpEarlierHistory(DataSource dataSource) {
+        try (Connection c = dataSource.getConnection()) {
+            String schema = currentSchema(c);
+            if (tableExists(c, schema, HISTORY_TABLE) || !tableExists(c, schema, EARLIER_HISTORY_TABLE)) {
+                return 0;
+            }
+            long present = countEarlierRows(c, schema);
+            if (present == 0 || present == EARLIER_SCRIPTS.size()) {
+                return 0;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not read the outbox's earlier migration history", e);
+        }
+        String last = EARLIER_SCRIPTS.get(EARLIER_SCRIPTS.size() - 1);
+        int applied = Flyway.configure(DatabaseMigrations.class.getClassLoader())
+                .dataSource(dataSource)
+                .locations(LOCATION)
+                .table(EARLIER_HISTORY_TABLE)
+                .target(last.substring(1, last.indexOf("__")))
+                .outOfOrder(true)
+                .ignoreMigrationPatterns("*:missing", "*:future")
+                .failOnMissingLocations(true)
+                .validateMigrationNaming(true)
+                .load()
+                .migrate()
+                .migrationsExecuted;
+        if (applied > 0) {
+            LOG.info(
+                    "applied {} outbox migration(s) the earlier way, in {}, before carrying that history over",
+                    applied,
+                    EARLIER_HISTORY_TABLE);
+        }
+        return applied;
+    }
+
+    private static long countEarlierRows(Connection c, String schema) throws SQLException {
+        try (PreparedStatement count = c.prepareStatement("SELECT count(*) FROM " + quote(schema) + "."
+                + quote(EARLIER_HISTORY_TABLE) + " WHERE script = ANY (?) AND type = 'SQL' AND success")) {
+            count.setArray(1, c.createArrayOf("text", EARLIER_SCRIPTS.toArray()));
+            try (ResultSet rs = count.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
     }
 
     /**
@@ -88,7 +151,7 @@ public final class DatabaseMigrations {
      * schema}: whoever holds it holds every such migration off.
      */
     public static long flywayLockKey(String schema, String historyTable) {
-        return FLYWAY_LOCK_BASE + ('"' + schema + "\".\"" + historyTable + '"').hashCode();
+        return FLYWAY_LOCK_BASE + (quote(schema) + "." + quote(historyTable)).hashCode();
     }
 
     /**
@@ -140,21 +203,16 @@ public final class DatabaseMigrations {
             for (String table : List.of(EARLIER_HISTORY_TABLE, HISTORY_TABLE)) {
                 lock.setLong(1, flywayLockKey(schema, table));
                 lock.execute();
+                if (tableExists(c, schema, HISTORY_TABLE)) {
+                    // another process adopted while this one waited: let go at once, rather than hold
+                    // the earlier table's lock while that process's Flyway runs a long script
+                    return 0;
+                }
             }
-        }
-        if (tableExists(c, schema, HISTORY_TABLE)) {
-            return 0; // another process adopted while this one waited
         }
         String earlier = quote(schema) + "." + quote(EARLIER_HISTORY_TABLE);
         String outboxRows = " FROM " + earlier + " WHERE script = ANY (?) AND type = 'SQL' AND success";
-        long rows;
-        try (PreparedStatement count = c.prepareStatement("SELECT count(*)" + outboxRows)) {
-            count.setArray(1, c.createArrayOf("text", EARLIER_SCRIPTS.toArray()));
-            try (ResultSet rs = count.executeQuery()) {
-                rs.next();
-                rows = rs.getLong(1);
-            }
-        }
+        long rows = countEarlierRows(c, schema);
         if (rows == 0) {
             return 0; // that history is a service's alone: the outbox starts its own at version 0
         }

@@ -64,13 +64,25 @@ class OutboxSchemaUpgradeIT {
 
             assertEquals(0, DatabaseMigrations.migrate(db.dataSource()).migrationsExecuted);
             assertEquals(outboxPart.size(), db.count("SELECT count(*) FROM outbox_schema_history"));
+            assertEquals(
+                    0,
+                    migrateTheEarlierWay(db, null, SERVICE_OF_THE_EARLIER_RELEASE),
+                    "a process of the earlier release restarting during the rollout still starts");
         }
     }
 
+    /**
+     * A database behind the previous release (at V15, the previous release ships V16): processes of
+     * that release may be starting beside this one and applying V16 the earlier way. So this
+     * release completes the earlier history the earlier way first, under the same table's lock,
+     * and carries the complete history over: V16 is applied once, and recorded in both.
+     */
     @Test
-    void aDatabaseAtFifteenGetsSixteenOnceInTheOutboxsOwnHistory() {
+    void aDatabaseAtFifteenGetsSixteenOnceTheEarlierWayThenCarriedOver() {
         try (ScratchDatabase db = ScratchDatabase.create()) {
             migrateTheEarlierWay(db, "15");
+            // the service's script landed after V15, numbered past the outbox's: V16 now comes out of order
+            serviceFlyway(db).ignoreMigrationPatterns("*:missing").load().migrate();
             writeRowsInEveryStatus(db);
             List<String> rowsBefore = db.rows(OUTBOX_ROWS);
             assertFalse(statusCheck(db).contains("A-Z0-9_"), "V15's check names the statuses: " + statusCheck(db));
@@ -82,12 +94,37 @@ class OutboxSchemaUpgradeIT {
                     List.of("16|V16__codes_as_text.sql"),
                     db.rows("SELECT version, script FROM outbox_schema_history WHERE version::int > 15"));
             assertEquals(
-                    15,
-                    db.count("SELECT max(version::int) FROM flyway_schema_history"),
-                    "the earlier history does not hear of V16: the earlier release never had it");
+                    List.of("16|V16__codes_as_text.sql"),
+                    db.rows("SELECT version, script FROM flyway_schema_history WHERE version::int BETWEEN 16 AND 99"),
+                    "applied the earlier way, once");
+            assertEquals(
+                    1,
+                    db.count("SELECT count(*) FROM flyway_schema_history WHERE script = 'V100__service_notes.sql'"),
+                    "the service's row stays where it was");
             assertTrue(statusCheck(db).contains("A-Z0-9_"), "V16's check holds the form: " + statusCheck(db));
             assertEquals(rowsBefore, db.rows(OUTBOX_ROWS));
             assertEquals(0, db.outboxPending());
+            assertEquals(0, migrateTheEarlierWay(db, null, SERVICE_OF_THE_EARLIER_RELEASE), "nothing left for it");
+        }
+    }
+
+    @Test
+    void aDatabaseFarBehindIsCaughtUpTheEarlierWayThenCarriedOver() {
+        try (ScratchDatabase db = ScratchDatabase.create()) {
+            migrateTheEarlierWay(db, "10");
+
+            MigrateResult upgrade = DatabaseMigrations.migrate(db.dataSource());
+
+            assertEquals(DatabaseMigrations.EARLIER_SCRIPTS.size() - 10, upgrade.migrationsExecuted);
+            List<String> earlier =
+                    db.rows("SELECT version, checksum FROM flyway_schema_history ORDER BY installed_rank");
+            assertEquals(DatabaseMigrations.EARLIER_SCRIPTS.size(), earlier.size());
+            assertEquals(
+                    earlier,
+                    db.rows("SELECT version, checksum FROM outbox_schema_history ORDER BY installed_rank"),
+                    "the complete history, carried over");
+            assertEquals(0, db.outboxPending());
+            assertEquals(0, migrateTheEarlierWay(db, null), "an earlier-release process finds nothing to apply");
         }
     }
 
@@ -198,7 +235,7 @@ class OutboxSchemaUpgradeIT {
         }
     }
 
-    private static void migrateTheEarlierWay(ScratchDatabase db, String target, String... moreLocations) {
+    private static int migrateTheEarlierWay(ScratchDatabase db, String target, String... moreLocations) {
         List<String> locations = new ArrayList<>(List.of(RELEASED));
         locations.addAll(List.of(moreLocations));
         var flyway = Flyway.configure(OutboxSchemaUpgradeIT.class.getClassLoader())
@@ -207,7 +244,7 @@ class OutboxSchemaUpgradeIT {
         if (target != null) {
             flyway.target(target);
         }
-        flyway.load().migrate();
+        return flyway.load().migrate().migrationsExecuted;
     }
 
     /** One row in each status the earlier release writes, each a valid row of its kind. */
@@ -244,7 +281,8 @@ class OutboxSchemaUpgradeIT {
     /** Until {@code n} sessions wait for an advisory lock: the processes are inside their adoption. */
     private static void awaitWaiters(ScratchDatabase db, int n) {
         String waiting = "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
-                + " WHERE l.locktype = 'advisory' AND NOT l.granted AND a.application_name LIKE 'outbox-%'";
+                + " WHERE l.locktype = 'advisory' AND NOT l.granted AND a.application_name LIKE 'outbox-%'"
+                + " AND a.datname = current_database()";
         await().atMost(Duration.ofSeconds(30)).until(() -> db.count(waiting) == n);
     }
 }
