@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.List;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
@@ -56,6 +57,18 @@ public final class DatabaseMigrations {
             "V14__cdc_publication_keeps_its_table.sql",
             "V15__ops_audit_any_action.sql",
             "V16__codes_as_text.sql");
+
+    /** The outbox's rows of the earlier history: its scripts (bound as an array), applied. */
+    private static final String EARLIER_ROWS = " WHERE script = ANY (?) AND type = 'SQL' AND success";
+
+    /**
+     * How long the adoption waits for each of Flyway's locks: about as long as Flyway itself retries
+     * its own (50 tries a second apart) before it gives up.
+     */
+    static final Duration ADOPTION_LOCK_WAIT = Duration.ofSeconds(60);
+
+    /** PostgreSQL's SQLSTATE for a lock wait that reached {@code lock_timeout}. */
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
 
     /** Flyway's advisory lock on a history table: this number plus the hash of its quoted name. */
     private static final long FLYWAY_LOCK_BASE = 77431708279161L;
@@ -136,8 +149,8 @@ public final class DatabaseMigrations {
     }
 
     private static long countEarlierRows(Connection c, String schema) throws SQLException {
-        try (PreparedStatement count = c.prepareStatement("SELECT count(*) FROM " + quote(schema) + "."
-                + quote(EARLIER_HISTORY_TABLE) + " WHERE script = ANY (?) AND type = 'SQL' AND success")) {
+        try (PreparedStatement count = c.prepareStatement(
+                "SELECT count(*) FROM " + quote(schema) + "." + quote(EARLIER_HISTORY_TABLE) + EARLIER_ROWS)) {
             count.setArray(1, c.createArrayOf("text", EARLIER_SCRIPTS.toArray()));
             try (ResultSet rs = count.executeQuery()) {
                 rs.next();
@@ -165,6 +178,16 @@ public final class DatabaseMigrations {
      * @return how many rows were carried over (0 when there was nothing to adopt)
      */
     static int adoptEarlierHistory(DataSource dataSource) {
+        return adoptEarlierHistory(dataSource, ADOPTION_LOCK_WAIT);
+    }
+
+    /**
+     * {@link #adoptEarlierHistory(DataSource)}, waiting at most {@code lockWait} for each lock: a
+     * holder that hangs (a migration stuck on a lock of its own, a process frozen inside Flyway)
+     * stops this start with a message naming the lock, instead of holding it until the migration
+     * connection's socket timeout, half an hour later.
+     */
+    static int adoptEarlierHistory(DataSource dataSource, Duration lockWait) {
         try (Connection c = dataSource.getConnection()) {
             String schema = currentSchema(c);
             if (tableExists(c, schema, HISTORY_TABLE) || !tableExists(c, schema, EARLIER_HISTORY_TABLE)) {
@@ -173,7 +196,10 @@ public final class DatabaseMigrations {
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(false);
             try {
-                int carried = adoptLocked(c, schema);
+                try (Statement s = c.createStatement()) {
+                    s.execute("SET LOCAL lock_timeout = '" + lockWait.toMillis() + "ms'");
+                }
+                int carried = adoptLocked(c, schema, lockWait);
                 c.commit();
                 if (carried > 0) {
                     LOG.info(
@@ -198,11 +224,22 @@ public final class DatabaseMigrations {
         }
     }
 
-    private static int adoptLocked(Connection c, String schema) throws SQLException {
+    private static int adoptLocked(Connection c, String schema, Duration lockWait) throws SQLException {
         try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
             for (String table : List.of(EARLIER_HISTORY_TABLE, HISTORY_TABLE)) {
                 lock.setLong(1, flywayLockKey(schema, table));
-                lock.execute();
+                try {
+                    lock.execute();
+                } catch (SQLException e) {
+                    if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+                        throw e;
+                    }
+                    throw new IllegalStateException(
+                            "waited " + lockWait.toSeconds() + " s for Flyway's lock on "
+                                    + schema + "." + table + " (advisory lock " + flywayLockKey(schema, table)
+                                    + "); another process's migration holds it: see pg_locks",
+                            e);
+                }
                 if (tableExists(c, schema, HISTORY_TABLE)) {
                     // another process adopted while this one waited: let go at once, rather than hold
                     // the earlier table's lock while that process's Flyway runs a long script
@@ -211,7 +248,6 @@ public final class DatabaseMigrations {
             }
         }
         String earlier = quote(schema) + "." + quote(EARLIER_HISTORY_TABLE);
-        String outboxRows = " FROM " + earlier + " WHERE script = ANY (?) AND type = 'SQL' AND success";
         long rows = countEarlierRows(c, schema);
         if (rows == 0) {
             return 0; // that history is a service's alone: the outbox starts its own at version 0
@@ -231,7 +267,7 @@ public final class DatabaseMigrations {
                 + " execution_time, success)"
                 + " SELECT row_number() OVER (ORDER BY installed_rank), version, description, type, script,"
                 + " checksum, installed_by, installed_on, execution_time, success"
-                + outboxRows)) {
+                + " FROM " + earlier + EARLIER_ROWS)) {
             copy.setArray(1, c.createArrayOf("text", EARLIER_SCRIPTS.toArray()));
             return copy.executeUpdate();
         }

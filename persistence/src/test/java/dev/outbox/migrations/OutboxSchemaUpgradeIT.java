@@ -206,6 +206,34 @@ class OutboxSchemaUpgradeIT {
         }
     }
 
+    /**
+     * A process whose migration holds Flyway's lock on the earlier history and never lets go (here
+     * the test holds it): the adoption stops the start after its wait with a message naming the
+     * lock, and records nothing, rather than hanging until the socket timeout.
+     */
+    @Test
+    void aLockHolderThatHangsStopsTheAdoptionAfterItsWait() throws Exception {
+        try (ScratchDatabase db = ScratchDatabase.create()) {
+            migrateTheEarlierWay(db, null);
+            try (Connection holder = db.dataSource("holder").getConnection();
+                    Statement s = holder.createStatement()) {
+                long lock = DatabaseMigrations.flywayLockKey("public", DatabaseMigrations.EARLIER_HISTORY_TABLE);
+                s.execute("SELECT pg_advisory_lock(" + lock + ")");
+
+                IllegalStateException stopped = assertThrows(
+                        IllegalStateException.class,
+                        () -> DatabaseMigrations.adoptEarlierHistory(db.dataSource(), Duration.ofSeconds(1)));
+
+                assertTrue(stopped.getMessage().contains("lock on public.flyway_schema_history"), stopped.getMessage());
+                assertFalse(db.tableExists(DatabaseMigrations.HISTORY_TABLE));
+            }
+            assertEquals(
+                    DatabaseMigrations.EARLIER_SCRIPTS.size(),
+                    DatabaseMigrations.adoptEarlierHistory(db.dataSource()),
+                    "once the lock is free, the adoption goes through");
+        }
+    }
+
     @Test
     void anEarlierHistoryWithoutTheOutboxsTablesIsRefusedAndNothingIsRecorded() {
         try (ScratchDatabase db = ScratchDatabase.create()) {
