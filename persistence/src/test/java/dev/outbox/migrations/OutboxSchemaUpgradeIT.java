@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.outbox.testkit.ReleasedScripts;
 import dev.outbox.testkit.ScratchDatabase;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -25,12 +26,12 @@ import org.junit.jupiter.api.Test;
  * A database an earlier release migrated (the outbox's scripts in {@code db/migration}, history in
  * {@code flyway_schema_history}) is upgraded in place by this release, which keeps its scripts in
  * {@value DatabaseMigrations#LOCATION} and its history in {@value DatabaseMigrations#HISTORY_TABLE}.
- * The earlier release is played by {@code released/db/migration}, a frozen copy of the scripts it
+ * The earlier release is played by {@link ReleasedScripts}, a frozen copy of the scripts it
  * shipped ({@link ReleasedScriptsTest} holds them equal), applied the way it applied them, with
  * rows in every status, and a service's own script recorded in the same history as it could be.
  */
 class OutboxSchemaUpgradeIT {
-    private static final String RELEASED = "classpath:released/db/migration";
+    private static final String RELEASED = ReleasedScripts.LOCATION;
     private static final String SERVICE_OF_THE_EARLIER_RELEASE = "classpath:released/service";
     private static final String OUTBOX_ROWS =
             "SELECT id, status, attempt_count, last_error_code, locked_by, lease_token,"

@@ -76,6 +76,8 @@ final class BenchEnv {
         db.execute("DROP SCHEMA " + schema + " CASCADE");
         db.execute("CREATE SCHEMA " + schema);
         dev.outbox.migrations.DatabaseMigrations.migrate(db.dataSource());
+        // the processes start with OUTBOX_DB_MIGRATE=false: the samples' tables are made here
+        dev.outbox.testkit.SampleMigrations.apply(db.dataSource());
         requireNoStatistics();
     }
 

@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.migrations.DatabaseMigrations;
 import dev.outbox.testkit.BrokerEndpoint;
 import dev.outbox.testkit.RabbitAdmin;
+import dev.outbox.testkit.SampleMigrations;
 import dev.outbox.testkit.TestDatabase;
 import java.io.IOException;
 import java.net.URI;
@@ -117,6 +118,8 @@ final class ChaosEnv implements AutoCloseable {
                 "database " + runUrl + " (" + base.source() + "), broker vhost " + vhost + " (" + broker.source()
                         + (ctl ? ", rabbitmqctl available" : ", no rabbitmqctl: broker faults off") + ")");
         DatabaseMigrations.migrate(env.dataSource);
+        // its processes start with OUTBOX_DB_MIGRATE=false: the samples' tables are made here
+        SampleMigrations.apply(env.dataSource);
         return env;
     }
 
@@ -156,6 +159,8 @@ final class ChaosEnv implements AutoCloseable {
                 "cluster: database " + runUrl + ", broker " + dev.outbox.config.Settings.maskUri(runUri) + ", queues "
                         + processEnv.get("OUTBOX_AMQP_QUEUE_TYPE"));
         DatabaseMigrations.migrate(env.dataSource);
+        // its processes start with OUTBOX_DB_MIGRATE=false: the samples' tables are made here
+        SampleMigrations.apply(env.dataSource);
         env.prepare();
         return env;
     }

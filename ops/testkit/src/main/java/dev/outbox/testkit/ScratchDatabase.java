@@ -115,6 +115,61 @@ public final class ScratchDatabase implements AutoCloseable {
         return shape;
     }
 
+    /**
+     * Applies {@link ReleasedScripts} the way the releases before {@code outbox_schema_history}
+     * did: Flyway's defaults, history in {@code flyway_schema_history}; the database then is one
+     * that such a release made, sample tables and all.
+     *
+     * @return how many scripts were applied
+     */
+    public int migrateAsReleased() {
+        return Flyway.configure(ScratchDatabase.class.getClassLoader())
+                .dataSource(dataSource("earlier-release"))
+                .locations(ReleasedScripts.LOCATION)
+                .load()
+                .migrate()
+                .migrationsExecuted;
+    }
+
+    /**
+     * The whole {@code public} schema in words that do not depend on how it was built: every table
+     * but Flyway's histories (whose names end in {@code _history}) with its persistence, storage
+     * options and {@link #shape}; every sequence; every function; every publication of the database
+     * with the tables it publishes and what it publishes. A constraint that a script added {@code
+     * NOT VALID} says so ({@code (not validated)}).
+     */
+    public List<String> schema() {
+        List<String> schema = new ArrayList<>();
+        List<String> tables = rows("SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+                + " WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND c.relname NOT LIKE '%\\_history'"
+                + " ORDER BY 1");
+        for (String table : tables) {
+            schema.addAll(rows("SELECT 'table ' || relname || CASE relpersistence WHEN 'u' THEN ' unlogged' ELSE '' END"
+                    + " || coalesce(' with ' || array_to_string(reloptions, ', '), '')"
+                    + " FROM pg_class WHERE oid = 'public." + table + "'::regclass"));
+            for (String line : shape(table)) {
+                schema.add(table + ": " + line);
+            }
+        }
+        schema.addAll(rows("SELECT 'sequence ' || s.seqrelid::regclass || ' ' || format_type(s.seqtypid, NULL)"
+                + " || ' start ' || s.seqstart || ' by ' || s.seqincrement || ' min ' || s.seqmin || ' max ' || s.seqmax"
+                + " || ' cache ' || s.seqcache || CASE WHEN s.seqcycle THEN ' cycle' ELSE '' END"
+                + " || coalesce(' owned by ' || (SELECT d.refobjid::regclass || '.' || a.attname FROM pg_depend d"
+                + "   JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid"
+                + "   WHERE d.classid = 'pg_class'::regclass AND d.objid = s.seqrelid AND d.deptype IN ('a', 'i')"
+                + "   LIMIT 1), '')"
+                + " FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid JOIN pg_namespace n ON n.oid = c.relnamespace"
+                + " WHERE n.nspname = 'public' ORDER BY 1"));
+        schema.addAll(rows("SELECT 'function ' || pg_get_functiondef(p.oid) FROM pg_proc p"
+                + " JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public' ORDER BY 1"));
+        schema.addAll(rows("SELECT 'publication ' || p.pubname || ' all tables ' || p.puballtables"
+                + " || ' insert ' || p.pubinsert || ' update ' || p.pubupdate || ' delete ' || p.pubdelete"
+                + " || ' truncate ' || p.pubtruncate || ' tables ' || coalesce((SELECT string_agg(t.schemaname || '.'"
+                + " || t.tablename, ', ' ORDER BY t.schemaname, t.tablename) FROM pg_publication_tables t"
+                + " WHERE t.pubname = p.pubname), '') FROM pg_publication p ORDER BY 1"));
+        return schema;
+    }
+
     /** How many of the outbox's scripts its own history does not hold yet: all of them before it exists. */
     public int outboxPending() {
         return Flyway.configure(DatabaseMigrations.class.getClassLoader())

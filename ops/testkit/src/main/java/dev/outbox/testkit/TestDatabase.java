@@ -17,7 +17,7 @@ import javax.sql.DataSource;
 
 /**
  * The PostgreSQL every integration test in this JVM shares: chosen once, migrated once with the
- * real migrations, and emptied by {@link #reset()} before each test. Also a few JDBC helpers so
+ * real migrations (the outbox's, then the samples' on this classpath: {@link SampleMigrations}), and emptied by {@link #reset()} before each test. Also a few JDBC helpers so
  * tests can check what is really in the tables without going through the code under test.
  */
 public final class TestDatabase {
@@ -42,6 +42,7 @@ public final class TestDatabase {
         config.setPoolName("testkit");
         this.dataSource = new HikariDataSource(config);
         DatabaseMigrations.migrate(dataSource);
+        SampleMigrations.apply(dataSource);
         enableDisabledTriggers();
     }
 

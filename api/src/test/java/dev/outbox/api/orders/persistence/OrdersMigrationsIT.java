@@ -6,14 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.api.ApiApp;
 import dev.outbox.migrations.DatabaseMigrations;
+import dev.outbox.testkit.ReleasedScripts;
+import dev.outbox.testkit.SampleMigrations;
 import dev.outbox.testkit.ScratchDatabase;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
  * The order service's own script ({@value ApiApp#ORDERS_MIGRATIONS}) makes {@code orders} and
- * {@code order_lines} exactly as the outbox's scripts have made them so far, so that a database
- * either made is the same to the service; on a database the outbox migrated it changes nothing
+ * {@code order_lines} exactly as the outbox's scripts of the earlier releases made them ({@link
+ * ReleasedScripts}), so that a database either made is the same to the service; on a database such
+ * a release migrated and this release upgraded it changes nothing
  * and loses nothing, and records itself in a history of its own.
  */
 class OrdersMigrationsIT {
@@ -23,7 +26,7 @@ class OrdersMigrationsIT {
     void itsOwnScriptMakesTheTablesInTheShapeTheOutboxsScriptsGaveThem() {
         try (ScratchDatabase byTheOutbox = ScratchDatabase.create();
                 ScratchDatabase byItself = ScratchDatabase.create()) {
-            DatabaseMigrations.migrate(byTheOutbox.dataSource());
+            byTheOutbox.migrateAsReleased();
             migrateOrders(byItself);
 
             for (String table : TABLES) {
@@ -38,6 +41,7 @@ class OrdersMigrationsIT {
     @Test
     void onADatabaseTheOutboxMigratedItChangesNothingAndRecordsItself() {
         try (ScratchDatabase db = ScratchDatabase.create()) {
+            db.migrateAsReleased();
             DatabaseMigrations.migrate(db.dataSource());
             db.execute("INSERT INTO orders (id, customer_id, status, version, currency, total, created_at, updated_at)"
                     + " VALUES ('00000000-0000-0000-0000-0000000000a1', 'c-1', 'PLACED', 1, 'EUR', 10, now(), now())");
@@ -63,6 +67,14 @@ class OrdersMigrationsIT {
             assertEquals(0, migrateOrders(db), "applied once");
             assertTrue(db.tableExists("message_outbox"));
         }
+    }
+
+    /** The testkit applies the service's scripts for tests that read its tables: the same ones. */
+    @Test
+    void theTestkitAppliesTheseScriptsUnderTheServicesNames() {
+        assertEquals(
+                new SampleMigrations.Sample(ApiApp.ORDERS_MIGRATIONS, ApiApp.ORDERS_HISTORY_TABLE),
+                SampleMigrations.ORDERS);
     }
 
     private static int migrateOrders(ScratchDatabase db) {

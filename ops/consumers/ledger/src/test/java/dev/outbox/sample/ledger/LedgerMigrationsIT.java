@@ -4,14 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.outbox.migrations.DatabaseMigrations;
+import dev.outbox.testkit.ReleasedScripts;
+import dev.outbox.testkit.SampleMigrations;
 import dev.outbox.testkit.ScratchDatabase;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
  * The ledger's own script ({@code db/ledger}, from its registration) makes {@code ledger_entries}
- * and {@code ledger_journal} exactly as the outbox's scripts have made them so far; on a database
- * the outbox migrated it changes nothing and loses nothing, and records itself in the ledger's own
+ * and {@code ledger_journal} exactly as the outbox's scripts of the earlier releases made them
+ * ({@link ReleasedScripts}); on a database such a release migrated and this release upgraded it
+ * changes nothing and loses nothing, and records itself in the ledger's own
  * history.
  */
 class LedgerMigrationsIT {
@@ -21,7 +24,7 @@ class LedgerMigrationsIT {
     void itsOwnScriptMakesTheTablesInTheShapeTheOutboxsScriptsGaveThem() {
         try (ScratchDatabase byTheOutbox = ScratchDatabase.create();
                 ScratchDatabase byItself = ScratchDatabase.create()) {
-            DatabaseMigrations.migrate(byTheOutbox.dataSource());
+            byTheOutbox.migrateAsReleased();
             migrateLedger(byItself);
 
             for (String table : TABLES) {
@@ -36,6 +39,7 @@ class LedgerMigrationsIT {
     @Test
     void onADatabaseTheOutboxMigratedItChangesNothingAndRecordsItself() {
         try (ScratchDatabase db = ScratchDatabase.create()) {
+            db.migrateAsReleased();
             DatabaseMigrations.migrate(db.dataSource());
             db.execute("INSERT INTO ledger_entries (id, order_id, payment_id, entry_type, amount, currency, message_id)"
                     + " VALUES (gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'CAPTURE', 10, 'EUR', 'm-1')");
@@ -56,6 +60,16 @@ class LedgerMigrationsIT {
                     db.rows("SELECT version, script, success::text FROM " + history + " WHERE type = 'SQL'"));
             assertEquals(0, migrateLedger(db), "applied once");
         }
+    }
+
+    /** The testkit applies the ledger's scripts for tests that read its tables: the same ones. */
+    @Test
+    void theTestkitAppliesTheseScriptsUnderTheLedgersNames() {
+        assertEquals(
+                new SampleMigrations.Sample(
+                        LedgerConsumer.REGISTRATION.migrations().orElseThrow(),
+                        LedgerConsumer.REGISTRATION.migrationHistoryTable()),
+                SampleMigrations.LEDGER);
     }
 
     private static int migrateLedger(ScratchDatabase db) {
