@@ -23,7 +23,8 @@ public final class OutboxPersistence {
 
     /**
      * Creates or upgrades the outbox's tables (Flyway, scripts in {@code db/outbox}, history in
-     * {@code outbox_schema_history}). Flyway's defaults, {@code db/migration} and {@code
+     * {@code outbox_schema_history}), and only the outbox's: on a new database one baseline script
+     * makes them beside whatever the schema holds. Flyway's defaults, {@code db/migration} and {@code
      * flyway_schema_history}, stay free for the service's own migrations, run with {@code
      * baselineOnMigrate(true)} and {@code baselineVersion("0")}. Safe to run from several processes
      * at once.

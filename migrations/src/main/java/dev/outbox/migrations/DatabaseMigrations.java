@@ -25,6 +25,12 @@ import org.slf4j.LoggerFactory;
  * of that history are copied into {@value #HISTORY_TABLE} (see {@link #adoptEarlierHistory}), so
  * nothing is applied twice. The rows are copied, not moved: a process of the earlier release
  * starting during a rolling upgrade still finds its history complete.
+ *
+ * <p>A new database gets the schema at version 16 from one baseline script, {@code
+ * B16__outbox.sql}, which makes the outbox's tables only; the versioned scripts V1 to V16, which
+ * also made the order and ledger samples' tables, run no more on a new database, and stay for the
+ * databases that ran them (Flyway checks what it applied against them). Later changes are V17 and
+ * on, for every database alike.
  */
 public final class DatabaseMigrations {
     public static final String LOCATION = "classpath:db/outbox";
@@ -78,9 +84,11 @@ public final class DatabaseMigrations {
     private DatabaseMigrations() {}
 
     /**
-     * Adopts an earlier release's history if there is one, then applies what is pending. On a
-     * schema that holds other tables (a service's) but no outbox history, the outbox's history is
-     * started at version 0 and every script applies.
+     * Adopts an earlier release's history if there is one, then applies what is pending. A schema
+     * with no outbox history (empty, or holding a service's tables and history) gets an empty one
+     * first, so that Flyway applies the baseline script {@code B16__outbox.sql} (the schema at
+     * version 16 in one script, without the samples' tables) and then the versioned scripts above
+     * it; a schema with a history gets the versioned scripts it lacks.
      */
     public static MigrateResult migrate(DataSource dataSource) {
         int caughtUp = catchUpEarlierHistory(dataSource);
@@ -89,8 +97,6 @@ public final class DatabaseMigrations {
                 .dataSource(dataSource)
                 .locations(LOCATION)
                 .table(HISTORY_TABLE)
-                .baselineOnMigrate(true)
-                .baselineVersion("0")
                 .failOnMissingLocations(true)
                 .validateMigrationNaming(true)
                 .load()
@@ -168,12 +174,18 @@ public final class DatabaseMigrations {
     }
 
     /**
-     * Copies the outbox's rows of {@value #EARLIER_HISTORY_TABLE} into a new {@value #HISTORY_TABLE}
-     * when the schema has the former but not the latter. One transaction, holding Flyway's locks on
-     * both history tables (the earlier one first), so that neither a process of the earlier release
-     * migrating nor another process of this one adopting can interleave; the condition is checked
-     * again under them. A database whose earlier history names outbox scripts but which has no
-     * {@code message_outbox} is refused rather than recorded as migrated.
+     * Makes {@value #HISTORY_TABLE} when the schema has none: with the outbox's rows of {@value
+     * #EARLIER_HISTORY_TABLE} copied into it when an earlier release migrated the schema, empty
+     * otherwise. One transaction, holding Flyway's locks on both history tables (the earlier one
+     * first), so that neither a process of the earlier release migrating nor another process of
+     * this one can interleave; the condition is checked again under them. A database whose earlier
+     * history names outbox scripts but which has no {@code message_outbox} is refused rather than
+     * recorded as migrated.
+     *
+     * <p>The empty history is made here, not by Flyway, because Flyway applies a baseline script
+     * only to an empty history, and on a schema that holds tables already (the service's own) it
+     * would instead record a baseline marker and apply every versioned script, the samples' tables
+     * with them.
      *
      * @return how many rows were carried over (0 when there was nothing to adopt)
      */
@@ -190,7 +202,7 @@ public final class DatabaseMigrations {
     static int adoptEarlierHistory(DataSource dataSource, Duration lockWait) {
         try (Connection c = dataSource.getConnection()) {
             String schema = currentSchema(c);
-            if (tableExists(c, schema, HISTORY_TABLE) || !tableExists(c, schema, EARLIER_HISTORY_TABLE)) {
+            if (tableExists(c, schema, HISTORY_TABLE)) {
                 return 0;
             }
             boolean autoCommit = c.getAutoCommit();
@@ -248,9 +260,12 @@ public final class DatabaseMigrations {
             }
         }
         String earlier = quote(schema) + "." + quote(EARLIER_HISTORY_TABLE);
-        long rows = countEarlierRows(c, schema);
+        long rows = tableExists(c, schema, EARLIER_HISTORY_TABLE) ? countEarlierRows(c, schema) : 0;
         if (rows == 0) {
-            return 0; // that history is a service's alone: the outbox starts its own at version 0
+            // no earlier release migrated this schema (that history, if any, is a service's alone)
+            createEmptyHistory(c, schema);
+            LOG.info("started the outbox's migration history {}.{}", schema, HISTORY_TABLE);
+            return 0;
         }
         if (!tableExists(c, schema, "message_outbox")) {
             throw new IllegalStateException(schema + "." + EARLIER_HISTORY_TABLE + " records " + rows
@@ -270,6 +285,25 @@ public final class DatabaseMigrations {
                 + " FROM " + earlier + EARLIER_ROWS)) {
             copy.setArray(1, c.createArrayOf("text", EARLIER_SCRIPTS.toArray()));
             return copy.executeUpdate();
+        }
+    }
+
+    /**
+     * The table Flyway would make for {@value #HISTORY_TABLE} on PostgreSQL, the same columns,
+     * types, defaults, key and index, under the same names (its {@code createMetaDataTable} DDL):
+     * Flyway then finds it, empty, and fills it as its own.
+     */
+    private static void createEmptyHistory(Connection c, String schema) throws SQLException {
+        String history = quote(schema) + "." + quote(HISTORY_TABLE);
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + history + " (\"installed_rank\" INT NOT NULL, \"version\" VARCHAR(50),"
+                    + " \"description\" VARCHAR(200) NOT NULL, \"type\" VARCHAR(20) NOT NULL,"
+                    + " \"script\" VARCHAR(1000) NOT NULL, \"checksum\" INTEGER,"
+                    + " \"installed_by\" VARCHAR(100) NOT NULL, \"installed_on\" TIMESTAMP NOT NULL DEFAULT now(),"
+                    + " \"execution_time\" INTEGER NOT NULL, \"success\" BOOLEAN NOT NULL)");
+            s.execute("ALTER TABLE " + history + " ADD CONSTRAINT " + quote(HISTORY_TABLE + "_pk")
+                    + " PRIMARY KEY (\"installed_rank\")");
+            s.execute("CREATE INDEX " + quote(HISTORY_TABLE + "_s_idx") + " ON " + history + " (\"success\")");
         }
     }
 

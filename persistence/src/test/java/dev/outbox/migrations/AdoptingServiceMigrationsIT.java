@@ -64,5 +64,6 @@ class AdoptingServiceMigrationsIT {
                 db.count("SELECT count(*) FROM outbox_schema_history WHERE script = '" + SERVICE_SCRIPT + "'"),
                 "the outbox's history never holds the service's script");
         assertEquals(0, db.outboxPending(), "the outbox's scripts are all applied");
+        NewDatabaseSchemaIT.assertNoSampleTable(db);
     }
 }
