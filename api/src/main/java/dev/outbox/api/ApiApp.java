@@ -13,6 +13,7 @@ import dev.outbox.config.Lifecycle;
 import dev.outbox.config.Settings;
 import dev.outbox.config.StopBound;
 import dev.outbox.config.TracingConfig;
+import dev.outbox.kernel.contract.MessageContracts;
 import dev.outbox.kernel.metrics.Metrics;
 import dev.outbox.kernel.tracing.Tracing;
 import dev.outbox.persistence.Database;
@@ -21,6 +22,7 @@ import dev.outbox.persistence.PersistenceModule;
 import dev.outbox.persistence.metrics.OutboxGauges;
 import dev.outbox.persistence.metrics.RelayGauges;
 import dev.outbox.persistence.ops.OutboxStatsReader;
+import dev.outbox.persistence.registry.MessageRegistry;
 import dev.outbox.persistence.relay.RelayRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -79,6 +81,9 @@ public final class ApiApp implements AutoCloseable {
                 // the order service's own tables, after the outbox's, with a history of their own
                 database.migrateOwn(ORDERS_MIGRATIONS, ORDERS_HISTORY_TABLE, ApiApp.class.getClassLoader());
             }
+            // the order service's contracts, where the relay (started from its own jar) reads them
+            new MessageRegistry(database.dataSource())
+                    .registerContracts(MessageContracts.onClasspath().all(), "outbox-api");
             Injector injector = Guice.createInjector(Modules.override(
                             database.module(OrderMapper.class),
                             PersistenceModule.tracedBy(tracing.openTelemetry()),

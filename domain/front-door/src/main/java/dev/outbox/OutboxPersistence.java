@@ -34,6 +34,22 @@ public final class OutboxPersistence {
     }
 
     /**
+     * Registers what this process knows of its messages where every other process can read it,
+     * the relay above all (started from its own jar, it has none of the service's files): every
+     * message contract on the classpath ({@code contracts/<type>/v<version>.schema.json}) and every
+     * queue declaration ({@code topology/<queue>.queue.json}). Call it at start, after {@link
+     * #migrate}. Registering the same again changes nothing; a changed queue declaration replaces
+     * the last one.
+     *
+     * @param registeredBy who registers, as operators should read it (the service's name)
+     * @throws ContractConflictException when a contract's type and version are registered already
+     *     with a different schema; then nothing is registered
+     */
+    public static void register(DataSource dataSource, String registeredBy) {
+        provider().register(dataSource, registeredBy);
+    }
+
+    /**
      * MyBatis on Guice over {@code dataSource} with the outbox's mapper, {@link Outbox} bound, and
      * {@code serviceMappers}: install it instead of a MyBatisModule of your own.
      *

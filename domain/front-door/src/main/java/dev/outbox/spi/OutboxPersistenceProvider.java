@@ -12,5 +12,7 @@ import javax.sql.DataSource;
 public interface OutboxPersistenceProvider {
     void migrate(DataSource dataSource);
 
+    void register(DataSource dataSource, String registeredBy);
+
     Module module(DataSource dataSource, Duration statementTimeout, Class<?>... serviceMappers);
 }

@@ -102,6 +102,14 @@ public final class MessageContract {
     }
 
     /**
+     * The contract file's whole document, the {@code x-outbox} block included: what the registry
+     * stores for a relay that does not have the file. A fresh copy on every call.
+     */
+    public ObjectNode document() {
+        return document.deepCopy();
+    }
+
+    /**
      * The payload schema as a standalone JSON Schema (draft-07) for documents such as AsyncAPI:
      * the contract without the outbox's own {@code x-outbox} block and without {@code $schema}
      * and {@code $id}, which belong to the file. A fresh copy on every call.

@@ -2,6 +2,7 @@ package dev.outbox.kernel.topology;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.outbox.kernel.ClasspathFiles;
 import dev.outbox.kernel.contract.ContractDefinitionException;
 import dev.outbox.kernel.contract.MessageContract;
@@ -45,10 +46,13 @@ public final class BrokerTopology {
 
     private final Set<String> exchanges;
     private final Map<String, QueueDeclaration> queues;
+    private final Map<String, ObjectNode> documents;
 
-    private BrokerTopology(Set<String> exchanges, Map<String, QueueDeclaration> queues) {
+    private BrokerTopology(
+            Set<String> exchanges, Map<String, QueueDeclaration> queues, Map<String, ObjectNode> documents) {
         this.exchanges = exchanges;
         this.queues = queues;
+        this.documents = documents;
     }
 
     /** The topology on this process's classpath, with its contracts; loaded once. */
@@ -71,17 +75,30 @@ public final class BrokerTopology {
         Set<String> exchanges = new TreeSet<>();
         contracts.all().forEach(c -> exchanges.add(c.exchange()));
         Map<String, QueueDeclaration> queues = new TreeMap<>();
+        Map<String, ObjectNode> documents = new TreeMap<>();
         for (ClasspathFiles.Found f : ClasspathFiles.under(loader, ROOT)) {
-            QueueDeclaration q = read(f, contracts);
+            ObjectNode doc = readDocument(f);
+            QueueDeclaration q = read(f, doc, contracts);
             QueueDeclaration earlier = queues.putIfAbsent(q.name(), q);
             if (earlier != null && !earlier.equals(q)) {
                 throw new ContractDefinitionException(
                         "queue " + q.name() + " is declared twice, differently: " + f.url());
             }
+            documents.putIfAbsent(q.name(), doc);
             q.bindings().forEach(b -> exchanges.add(b.exchange()));
         }
         return new BrokerTopology(
-                java.util.Collections.unmodifiableSet(exchanges), java.util.Collections.unmodifiableMap(queues));
+                java.util.Collections.unmodifiableSet(exchanges),
+                java.util.Collections.unmodifiableMap(queues),
+                java.util.Collections.unmodifiableMap(documents));
+    }
+
+    /**
+     * The queue's file as written ({@code "routingKeys": "contracts"} unexpanded): what the registry
+     * stores, so that a contract registered later on the exchange binds too. A fresh copy.
+     */
+    public java.util.Optional<ObjectNode> document(String queue) {
+        return java.util.Optional.ofNullable(documents.get(queue)).map(ObjectNode::deepCopy);
     }
 
     /** Every exchange: each a durable topic exchange. */
@@ -105,7 +122,7 @@ public final class BrokerTopology {
                         new ContractDefinitionException("no " + ROOT + "/" + name + SUFFIX + " on the classpath"));
     }
 
-    private static QueueDeclaration read(ClasspathFiles.Found f, MessageContracts contracts) {
+    private static ObjectNode readDocument(ClasspathFiles.Found f) {
         String where = f.url().toString();
         String file = f.name().substring(f.name().lastIndexOf('/') + 1);
         if (!file.endsWith(SUFFIX) || f.name().indexOf('/') != f.name().lastIndexOf('/')) {
@@ -117,6 +134,15 @@ public final class BrokerTopology {
         } catch (IOException e) {
             throw new ContractDefinitionException(where + ": not readable JSON: " + e.getMessage(), e);
         }
+        if (!(doc instanceof ObjectNode object)) {
+            throw new ContractDefinitionException(where + ": a topology file holds one JSON object");
+        }
+        return object;
+    }
+
+    private static QueueDeclaration read(ClasspathFiles.Found f, ObjectNode doc, MessageContracts contracts) {
+        String where = f.url().toString();
+        String file = f.name().substring(f.name().lastIndexOf('/') + 1);
         String name = text(doc, "queue", where);
         if (!file.equals(name + SUFFIX)) {
             throw new ContractDefinitionException(

@@ -27,6 +27,8 @@ public final class InvoicingApp {
                 .baselineVersion("0")
                 .load()
                 .migrate();
+        // its contract (invoice.issued) where the relay, started from its own jar, reads it
+        OutboxPersistence.register(dataSource, "invoicing");
         // the module binds a UTC clock, which InvoiceService shares with the outbox
         return Guice.createInjector(OutboxPersistence.module(dataSource, Duration.ofSeconds(30), InvoiceMapper.class));
     }

@@ -157,6 +157,22 @@ class InvoicingIT {
         }
     }
 
+    /** Through the front door at start: its contract, where a relay without the service's jar reads it. */
+    @Test
+    void atStartTheServiceRegistersItsContractThroughTheFrontDoor() {
+        InvoicingApp.start(DB.dataSource());
+
+        assertEquals(
+                List.of(Map.of(
+                        "message_type", "invoice.issued",
+                        "message_version", 1,
+                        "exchange_name", "invoicing.events",
+                        "ordered", false,
+                        "registered_by", "invoicing")),
+                DB.rows("SELECT message_type, message_version, exchange_name, ordered, registered_by"
+                        + " FROM outbox_message_contracts WHERE message_type = 'invoice.issued'"));
+    }
+
     @Test
     void theProductsRelayPublishesWhatTheServiceRecorded() throws Exception {
         BROKER.declareTopicExchange("invoicing.events");

@@ -11,6 +11,7 @@ import dev.outbox.config.ProcessEndpoint;
 import dev.outbox.config.Settings;
 import dev.outbox.config.StopBound;
 import dev.outbox.consumer.ConsumerRegistration;
+import dev.outbox.kernel.topology.BrokerTopology;
 import dev.outbox.kernel.tracing.Tracing;
 import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.messaging.BrokerSession;
@@ -18,6 +19,7 @@ import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.Database;
 import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.persistence.PersistenceModule;
+import dev.outbox.persistence.registry.MessageRegistry;
 import dev.outbox.persistence.retention.RetentionSchedule;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -97,6 +99,14 @@ public final class ConsumerApp implements AutoCloseable {
                         registration.migrationHistoryTable(),
                         registration.handler().getClassLoader());
             }
+            // its queue, as its topology file declares it, where the relay reads the consumers' topology
+            new MessageRegistry(database.dataSource())
+                    .registerQueue(
+                            BrokerTopology.onClasspath()
+                                    .document(registration.queue())
+                                    .orElseThrow(() -> new IllegalStateException(
+                                            "no topology/" + registration.queue() + ".queue.json on the classpath")),
+                            name);
             // the persistence module binds the clock handlers get (UTC)
             Injector injector = Guice.createInjector(
                     database.module(registration.mappers().toArray(Class<?>[]::new)),

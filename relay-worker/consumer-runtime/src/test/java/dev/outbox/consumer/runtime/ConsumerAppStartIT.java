@@ -26,6 +26,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.BeforeEach;
@@ -83,6 +84,22 @@ class ConsumerAppStartIT {
             return false;
         } catch (IOException e) {
             return false;
+        }
+    }
+
+    /** Where a relay that has none of the consumer's files reads its queue: as the file says it. */
+    @Test
+    void atStartItRegistersItsQueueAsItsTopologyFileDeclaresIt() throws Exception {
+        try (ConsumerApp app = ConsumerApp.start(new Settings(env(-1)), RuntimeTestConsumer.REGISTRATION)) {
+            assertEquals(
+                    List.of(Map.of(
+                            "queue_name", RuntimeTestConsumer.QUEUE,
+                            "consumer_name", RuntimeTestConsumer.NAME,
+                            "registered_by", RuntimeTestConsumer.NAME,
+                            "revision", 1,
+                            "keys", "contracts")),
+                    db.rows("SELECT queue_name, consumer_name, registered_by, revision,"
+                            + " declaration->'bindings'->0->>'routingKeys' AS keys FROM outbox_queue_declarations"));
         }
     }
 
