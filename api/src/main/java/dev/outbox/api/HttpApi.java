@@ -78,6 +78,7 @@ public final class HttpApi {
         resources.add(injector.getInstance(OpsResource.class));
         resources.add(injector.getInstance(dev.outbox.api.ops.OpsActionsResource.class));
         resources.add(injector.getInstance(dev.outbox.api.ops.OpsBulkResource.class));
+        resources.add(injector.getInstance(dev.outbox.api.ops.OpsRegistryResource.class));
         resources.add(injector.getInstance(dev.outbox.api.docs.DocumentsResource.class));
         resources.add(injector.getInstance(dev.outbox.api.console.ConsoleResource.class));
         resources.addAll(List.of(extraResources));

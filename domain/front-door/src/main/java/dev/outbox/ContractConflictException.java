@@ -14,11 +14,32 @@ public final class ContractConflictException extends OutboxException {
     private final int messageVersion;
 
     public ContractConflictException(String messageType, int messageVersion, String registeredBy) {
-        super(messageType + " v" + messageVersion + " is registered already, by " + registeredBy
-                + ", with a different schema: a registered contract never changes; register the change as v"
-                + (messageVersion + 1) + " of " + messageType);
+        this(
+                messageType + " v" + messageVersion + " is registered already, by " + registeredBy
+                        + ", with a different schema: a registered contract never changes; register the change as v"
+                        + (messageVersion + 1) + " of " + messageType,
+                messageType,
+                messageVersion);
+    }
+
+    private ContractConflictException(String message, String messageType, int messageVersion) {
+        super(message);
         this.messageType = messageType;
         this.messageVersion = messageVersion;
+    }
+
+    /**
+     * A version whose ordering ({@code x-outbox.ordered}) differs from the versions of its type
+     * registered already: ordering belongs to the type, since the relay keeps one aggregate's
+     * events in order across versions or not at all.
+     */
+    public static ContractConflictException orderingDiffers(String messageType, int messageVersion, boolean ordered) {
+        return new ContractConflictException(
+                messageType + " v" + messageVersion + " says ordered " + ordered + ", but the versions of "
+                        + messageType + " registered already say " + !ordered
+                        + ": ordering belongs to the type, the same in every version",
+                messageType,
+                messageVersion);
     }
 
     public String messageType() {

@@ -1,5 +1,6 @@
 package dev.outbox.persistence;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.inject.Module;
 import dev.outbox.kernel.contract.MessageContracts;
 import dev.outbox.kernel.topology.BrokerTopology;
@@ -8,6 +9,8 @@ import dev.outbox.migrations.DatabaseMigrations;
 import dev.outbox.persistence.registry.MessageRegistry;
 import dev.outbox.spi.OutboxPersistenceProvider;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import javax.sql.DataSource;
 
 /**
@@ -22,12 +25,13 @@ public final class MyBatisOutboxPersistence implements OutboxPersistenceProvider
 
     @Override
     public void register(DataSource dataSource, String registeredBy) {
-        MessageRegistry registry = new MessageRegistry(dataSource);
-        registry.registerContracts(MessageContracts.onClasspath().all(), registeredBy);
         BrokerTopology topology = BrokerTopology.onClasspath();
+        List<ObjectNode> queues = new ArrayList<>();
         for (QueueDeclaration queue : topology.queues()) {
-            registry.registerQueue(topology.document(queue.name()).orElseThrow(), registeredBy);
+            queues.add(topology.document(queue.name()).orElseThrow());
         }
+        // one transaction: a refused contract leaves the service's queues unwritten too
+        new MessageRegistry(dataSource).register(MessageContracts.onClasspath().all(), queues, registeredBy);
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.outbox.api.http.Problem;
 import dev.outbox.api.http.RequestMetadataFilter;
 import dev.outbox.api.ops.OpsActionsResource;
 import dev.outbox.api.ops.OpsBulkResource;
+import dev.outbox.api.ops.OpsRegistryResource;
 import dev.outbox.api.ops.OpsResource;
 import dev.outbox.api.orders.OrderResource;
 import dev.outbox.domain.Violation;
@@ -49,6 +50,7 @@ public final class OpenApiDocument {
             OpsResource.class,
             OpsActionsResource.class,
             OpsBulkResource.class,
+            OpsRegistryResource.class,
             HealthResource.class,
             MetricsResource.class,
             DocumentsResource.class,
@@ -119,7 +121,9 @@ public final class OpenApiDocument {
                         new Tag().name("orders"),
                         new Tag()
                                 .name("ops")
-                                .description("Operators: inspect and repair outbox rows. Every action is audited."),
+                                .description("Operators: inspect and repair outbox rows, register the contracts and"
+                                        + " queues of a service that runs none of the outbox's code. Every action is"
+                                        + " audited."),
                         new Tag().name("health"),
                         new Tag().name("documents"),
                         new Tag().name("console").description("The operator console, a web page on the /ops API")))

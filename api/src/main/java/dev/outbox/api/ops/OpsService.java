@@ -1,14 +1,18 @@
 package dev.outbox.api.ops;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.outbox.ContractConflictException;
 import dev.outbox.api.http.ApiException;
 import dev.outbox.api.http.Problem;
 import dev.outbox.domain.InvalidInputException;
+import dev.outbox.kernel.contract.MessageContract;
 import dev.outbox.kernel.json.Json;
 import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.kernel.outbox.OutboxStatus;
 import dev.outbox.ops.views.OpsActionViews;
 import dev.outbox.ops.views.OpsOverviewViews;
 import dev.outbox.ops.views.OpsViews;
+import dev.outbox.persistence.DataAccessTranslation;
 import dev.outbox.persistence.ops.AuditEntry;
 import dev.outbox.persistence.ops.BulkRetryFilter;
 import dev.outbox.persistence.ops.BulkRetryOutcome;
@@ -19,9 +23,11 @@ import dev.outbox.persistence.ops.OpsMapper;
 import dev.outbox.persistence.ops.OutboxQuery;
 import dev.outbox.persistence.ops.OutboxStats;
 import dev.outbox.persistence.outbox.OutboxMapper;
+import dev.outbox.persistence.registry.MessageRegistry;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
 import jakarta.inject.Singleton;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -29,6 +35,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import org.apache.ibatis.session.SqlSessionManager;
 import org.mybatis.guice.transactional.Transactional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,6 +59,7 @@ public class OpsService {
     private final OpsMapper ops;
     private final OutboxMapper outbox;
     private final MissingEventsCheck missingEvents;
+    private final SqlSessionManager sessions;
     private final Duration lease;
 
     @Inject
@@ -59,10 +67,12 @@ public class OpsService {
             OpsMapper ops,
             OutboxMapper outbox,
             MissingEventsCheck missingEvents,
+            SqlSessionManager sessions,
             @Named("relay.lease") Duration lease) {
         this.ops = ops;
         this.outbox = outbox;
         this.missingEvents = missingEvents;
+        this.sessions = sessions;
         this.lease = lease;
     }
 
@@ -190,6 +200,46 @@ public class OpsService {
         }
         OpsActionViews.Audit entry = audit(who, "NOTE", List.of(id), null, text.strip(), 0);
         return new OpsActionViews.ActionResult("NOTE", 0, List.of(id), entry);
+    }
+
+    /**
+     * Registers a service's contracts, then its queues, and audits it, all in this transaction: the
+     * registry's statements run on the transaction's own connection, so a contract registered
+     * already with another schema, or any failure after it, leaves nothing of the registration
+     * written, its audit entry included. {@code affected}: the rows added or replaced.
+     */
+    @Transactional
+    public OpsActionViews.RegisterResult register(
+            List<MessageContract> contracts, List<ObjectNode> queues, OpsPrincipal who, String reason) {
+        MessageRegistry.Outcomes done;
+        try {
+            done = MessageRegistry.registerIn(
+                    sessions.getConnection(), contracts, queues, who.actor() + " (operator API)");
+        } catch (ContractConflictException e) {
+            throw new ApiException(
+                    Problem.of(409, "contract_conflict", "Contract registered with another schema", e.getMessage()));
+        } catch (SQLException e) {
+            throw DataAccessTranslation.translate(e);
+        }
+        Map<String, Object> registered = new LinkedHashMap<>();
+        registered.put(
+                "contracts",
+                contracts.stream()
+                        .map(c -> c.messageType() + " v" + c.version())
+                        .toList());
+        registered.put(
+                "queues", queues.stream().map(q -> q.get("queue").asText()).toList());
+        MessageRegistry.Outcome written = done.contracts();
+        MessageRegistry.Outcome declared = done.queues();
+        int affected = written.added() + declared.added() + declared.replaced();
+        OpsActionViews.Audit entry = audit(who, "REGISTER", List.of(), Json.write(registered), reason, affected);
+        return new OpsActionViews.RegisterResult(
+                written.added(),
+                written.unchanged(),
+                declared.added(),
+                declared.unchanged(),
+                declared.replaced(),
+                entry);
     }
 
     @Transactional

@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = Outboxctl.Version.class,
         description = {
-            "Find, inspect and repair outbox messages through the service's operator API.",
+            "Find, inspect and repair outbox messages through the service's operator API, and register the",
+            "message contracts and queues of a service that runs none of the outbox's code.",
             "Global options may come before or after the command. See ops/RUNBOOK.md."
         },
         subcommands = {
@@ -35,6 +36,7 @@ import picocli.CommandLine.Spec;
             SingleAction.Note.class,
             Reconcile.class,
             Audit.class,
+            Register.class,
             CommandLine.HelpCommand.class
         },
         exitCodeListHeading = "%nExit codes:%n",

@@ -192,6 +192,14 @@ final class Views {
         return out.append('\n').toString();
     }
 
+    /** {@code POST /ops/registry}: what the registration changed. */
+    static String registered(OpsActionViews.RegisterResult r) {
+        String contracts = r.contractsAdded() + " added, " + r.contractsUnchanged() + " unchanged";
+        String queues =
+                r.queuesAdded() + " added, " + r.queuesUnchanged() + " unchanged, " + r.queuesReplaced() + " replaced";
+        return kv("contracts", contracts, 10) + kv("queues", queues, 10);
+    }
+
     /** {@code GET /ops/outbox/reconcile}. */
     static String reconcile(OpsOverviewViews.Reconcile r) {
         StringBuilder out = new StringBuilder();

@@ -13,6 +13,8 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** outboxctl, in-process, against the real operator API on a real database. */
@@ -427,6 +430,59 @@ class OutboxctlIT {
                 err.toString());
         assertEquals(1, err.toString().lines().count(), "one line");
         assertFalse(err.toString().contains(OPERATOR));
+    }
+
+    /** A service that runs none of the outbox's code registers its files through the operator API. */
+    @Test
+    void registerSendsAServicesContractAndQueueFilesToTheRegistry(@TempDir Path dir) throws Exception {
+        Path contract = dir.resolve("contracts/stock.counted/v1.schema.json");
+        Files.createDirectories(contract.getParent());
+        String schema = """
+                {"$schema": "http://json-schema.org/draft-07/schema#", "$id": "urn:outbox:contract:stock.counted:v1",
+                 "x-outbox": {"exchange": "stock.events", "aggregateType": "item", "aggregateIdProperty": "itemId",
+                              "ordered": true},
+                 "type": "object", "required": ["itemId"],
+                 "properties": {"itemId": {"type": "string"}, "count": {"type": "integer"}}}""";
+        Files.writeString(contract, schema);
+        Path queue = Files.createDirectories(dir.resolve("topology")).resolve("stock.counts.queue.json");
+        Files.writeString(queue, """
+                {"queue": "stock.counts", "consumer": "stock-report",
+                 "bindings": [{"exchange": "stock.events", "routingKeys": "contracts"}]}""");
+
+        Result r = ok(op("register", dir.toString(), "--reason", "stock 4.2"));
+        assertEquals("contracts: 1 added, 0 unchanged\nqueues:    1 added, 0 unchanged, 0 replaced\n", r.out());
+        assertEquals(
+                List.of(Map.of("message_type", "stock.counted", "registered_by", "alice (operator API)")),
+                DB.rows("SELECT message_type, registered_by FROM outbox_message_contracts"));
+        assertEquals(
+                List.of(Map.of("queue_name", "stock.counts", "keys", "contracts")),
+                DB.rows("SELECT queue_name, declaration->'bindings'->0->>'routingKeys' AS keys"
+                        + " FROM outbox_queue_declarations"));
+        assertEquals(
+                List.of(Map.of("actor", "alice", "action", "REGISTER", "reason", "stock 4.2")),
+                DB.rows("SELECT actor, action, reason FROM ops_audit"));
+        assertEquals(
+                "contracts: 0 added, 1 unchanged\nqueues:    0 added, 1 unchanged, 0 replaced\n",
+                ok(op("register", contract.toString(), queue.toString())).out());
+
+        // the same type and version with another schema: refused, its file named, nothing written
+        Files.writeString(contract, schema.replace("\"integer\"", "\"number\""));
+        Result changed = op("register", dir.toString());
+        assertEquals(Outboxctl.SERVER_ERROR, changed.code(), changed.toString());
+        assertTrue(
+                changed.err().startsWith("409 contract_conflict: stock.counted v1 is registered already"),
+                changed.err());
+        assertTrue(changed.err().contains("\n  contracts[0]: from " + contract + "\n"), changed.err());
+        assertEquals(2, DB.count("SELECT count(*) FROM ops_audit"));
+
+        Result readOnly = cli(READER, "register", queue.toString());
+        assertEquals(Outboxctl.SERVER_ERROR, readOnly.code());
+        assertTrue(readOnly.err().startsWith("403 forbidden: "), readOnly.err());
+
+        Path neither = Files.writeString(dir.resolve("notes.json"), "{}");
+        Result usage = op("register", neither.toString());
+        assertEquals(Outboxctl.USAGE, usage.code());
+        assertTrue(usage.err().contains(neither + ": neither a contract file"), usage.err());
     }
 
     @Test

@@ -15,6 +15,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -23,6 +25,7 @@ import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
@@ -41,6 +44,9 @@ class OutboxctlTest {
     }
 
     record Result(int code, String out, String err) {}
+
+    @TempDir
+    Path dir;
 
     private HttpServer server;
     private final List<Seen> seen = Collections.synchronizedList(new ArrayList<>());
@@ -338,6 +344,123 @@ class OutboxctlTest {
         assertEquals("REPLAY_AGGREGATE: 2 message(s)\n  " + id(1) + "\n  " + id(2) + "\n", r.out());
         run("--url", url, "replay", "m/../x");
         assertEquals("/ops/outbox/m%2F..%2Fx/replay", seen.get(1).uri(), "an id cannot leave its path segment");
+    }
+
+    private static final String REGISTERED = "{'contractsAdded':1,'contractsUnchanged':1,'queuesAdded':1,"
+            + "'queuesUnchanged':0,'queuesReplaced':0,'audit':{'id':7,'at':'2026-11-30T09:00:00Z','actor':'alice',"
+            + "'role':'operator','action':'REGISTER','messageIds':[],'filter':null,'reason':null,'affected':2}}";
+
+    /** A file under the temp dir, its folders made. */
+    private Path write(String path, String content) throws IOException {
+        Path file = dir.resolve(path);
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, content);
+        return file;
+    }
+
+    /** Files laid out as a service's resources, and a folder argument beside a file argument. */
+    @Test
+    void registerSendsEveryContractAndQueueFileItIsGivenInOneRequest() throws Exception {
+        write("service/contracts/stock.counted/v1.schema.json", "{\"$id\": \"urn:outbox:contract:stock.counted:v1\"}");
+        write("service/contracts/stock.counted/v2.schema.json", "{\"$id\": \"urn:outbox:contract:stock.counted:v2\"}");
+        write("service/db/V1__stock.sql", "CREATE TABLE stock (id TEXT);");
+        Path queue = write("topology/stock.counts.queue.json", "{\"queue\": \"stock.counts\", \"consumer\": \"s\"}");
+        script = s -> Answer.json(REGISTERED);
+
+        String service = dir.resolve("service").toString();
+        Result r = run("--url", url, "--token", TOKEN, "register", service, queue.toString(), "--reason", "stock 4.2");
+
+        assertEquals(0, r.code(), r.err());
+        assertEquals(1, seen.size(), "one request");
+        assertEquals(
+                "POST /ops/registry", seen.get(0).method() + " " + seen.get(0).uri());
+        JsonNode body = read(seen.get(0).body());
+        assertEquals(2, body.get("contracts").size(), "the SQL file is neither kind, and skipped in a folder");
+        assertEquals(
+                "stock.counted", body.get("contracts").get(0).get("messageType").asText());
+        assertEquals(1, body.get("contracts").get(0).get("version").asInt());
+        assertEquals(2, body.get("contracts").get(1).get("version").asInt());
+        assertEquals(
+                read("{\"$id\": \"urn:outbox:contract:stock.counted:v1\"}"),
+                body.get("contracts").get(0).get("document"),
+                "the file's document whole");
+        assertEquals(
+                read("{\"queue\": \"stock.counts\", \"consumer\": \"s\"}"),
+                body.get("queues").get(0));
+        assertEquals("stock 4.2", body.get("reason").asText());
+        assertEquals("contracts: 1 added, 1 unchanged\nqueues:    1 added, 0 unchanged, 0 replaced\n", r.out());
+
+        seen.clear();
+        Result json = run("--url", url, "register", queue.toString(), "--json");
+        assertEquals(0, json.code(), json.err());
+        assertEquals(1, read(json.out()).get("queuesAdded").asInt(), json.out());
+        assertEquals(0, read(seen.get(0).body()).get("contracts").size(), "[] when there are none");
+    }
+
+    @Test
+    void registerRefusesWhatIsNotAContractOrQueueFileWithoutCallingTheService() throws Exception {
+        Path neither = write("notes/readme.json", "{}");
+        Path broken = write("topology/stock.counts.queue.json", "{\"queue\": ");
+        Path misnamed = write("topology/stock.queue.json", "{\"queue\": \"stock.counts\"}");
+        Path upperCase = write("service/contracts/Stock.Counted/v1.schema.json", "{}");
+        Path empty = Files.createDirectories(dir.resolve("empty"));
+        String[][] bad = {
+            {neither.toString()},
+            {broken.toString()},
+            {misnamed.toString()},
+            {dir.resolve("service").toString()},
+            {empty.toString()},
+            {dir.resolve("missing.queue.json").toString()},
+        };
+        for (String[] files : bad) {
+            List<String> args = new ArrayList<>(List.of("--url", url, "register"));
+            args.addAll(List.of(files));
+            Result r = run(args.toArray(String[]::new));
+            assertEquals(2, r.code(), String.join(" ", files) + " -> " + r);
+            assertTrue(r.err().contains(files[0]), r.err());
+        }
+        assertTrue(run("--url", url, "register", neither.toString()).err().contains("neither a contract file"));
+        assertTrue(run("--url", url, "register", broken.toString()).err().contains("not one JSON document"));
+        assertTrue(run("--url", url, "register", misnamed.toString())
+                .err()
+                .contains("declares queue stock.counts; the file must be named stock.counts.queue.json"));
+        assertTrue(run("--url", url, "register", dir.resolve("service").toString())
+                .err()
+                .contains(upperCase + ": a contract file must be named"));
+        assertEquals(2, run("--url", url, "register").code(), "no file at all");
+        assertTrue(seen.isEmpty(), "nothing was sent: " + seen);
+    }
+
+    /** The server names entries (contracts[1]); the CLI says which file each one came from. */
+    @Test
+    void aRefusedRegistrationNamesTheFileBehindEachEntry() throws Exception {
+        Path first = write("contracts/stock.counted/v1.schema.json", "{}");
+        Path second = write("contracts/stock.moved/v1.schema.json", "{}");
+        script = s -> new Answer(
+                400,
+                "application/problem+json",
+                "{\"type\":\"/problems/contract_invalid\",\"title\":\"Invalid contract\",\"status\":400,"
+                        + "\"detail\":\"contracts[1] of the registration by alice: a message payload must be"
+                        + " declared \\\"type\\\": \\\"object\\\"\",\"code\":\"contract_invalid\"}");
+
+        Result r = run("--url", url, "register", dir.resolve("contracts").toString());
+
+        assertEquals(1, r.code());
+        assertEquals(
+                "400 contract_invalid: contracts[1] of the registration by alice: a message payload must be declared"
+                        + " \"type\": \"object\"\n  contracts[1]: from " + second + "\n",
+                r.err());
+        assertFalse(r.err().contains(first.toString()), r.err());
+
+        script = s -> new Answer(
+                409,
+                "application/problem+json",
+                "{\"type\":\"/problems/contract_conflict\",\"title\":\"Conflict\",\"status\":409,"
+                        + "\"detail\":\"stock.counted v1 is registered already, by stock, with a different schema\","
+                        + "\"code\":\"contract_conflict\"}");
+        Result conflict = run("--url", url, "register", dir.resolve("contracts").toString());
+        assertEquals(1, conflict.code());
+        assertTrue(conflict.err().endsWith("\n  contracts[0]: from " + first + "\n"), conflict.err());
     }
 
     private static JsonNode read(String s) {

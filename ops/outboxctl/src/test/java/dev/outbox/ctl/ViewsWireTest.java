@@ -70,7 +70,11 @@ class ViewsWireTest {
     void everyBodyTheCliWritesTheApiReads() {
         qt().withExamples(300).forAll(requests()).checkAssert(body -> {
             try {
-                assertEquals(body, SERVER.readValue(OpsClient.body(body), body.getClass()));
+                // compared as written, as the answers are: a number in a JSON document the API holds as a
+                // LongNode where the generator made a BigIntegerNode is the same number on the wire
+                assertEquals(
+                        SERVER.writeValueAsString(body),
+                        SERVER.writeValueAsString(SERVER.readValue(OpsClient.body(body), body.getClass())));
             } catch (Exception e) {
                 throw new AssertionError(e);
             }
@@ -84,6 +88,7 @@ class ViewsWireTest {
                 List.of(
                         OpsActionViews.BulkRetryRequest.class,
                         OpsActionViews.ReasonRequest.class,
+                        OpsActionViews.RegisterRequest.class,
                         OpsActionViews.ReplayAggregateRequest.class),
                 REQUESTS.stream()
                         .sorted((a, b) -> a.getSimpleName().compareTo(b.getSimpleName()))

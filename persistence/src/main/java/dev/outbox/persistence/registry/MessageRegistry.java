@@ -11,6 +11,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -20,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * Writes the registry ({@code outbox_message_contracts}, {@code outbox_queue_declarations}): what
  * a producer says about its message types and a consumer about its queue, for processes that do
  * not have their files. Each call is one transaction of its own, so a registration is written
- * whole or not at all; several processes may register the same at once.
+ * whole or not at all; several processes may register the same at once. {@link #registerIn} writes
+ * in a transaction the caller holds instead, for a caller that commits more with it.
  */
 public final class MessageRegistry {
     private static final Logger LOG = LoggerFactory.getLogger(MessageRegistry.class);
@@ -28,6 +30,12 @@ public final class MessageRegistry {
 
     /** What a registration changed: rows added, rows that were there already as they are. */
     public record Outcome(int added, int unchanged, int replaced) {}
+
+    /** What a registration of contracts and queues together changed, of each. */
+    public record Outcomes(Outcome contracts, Outcome queues) {}
+
+    /** A queue declaration's names, read before anything is written. */
+    private record QueueNames(String queue, String consumer) {}
 
     private final DataSource dataSource;
 
@@ -45,50 +53,7 @@ public final class MessageRegistry {
      */
     public Outcome registerContracts(Collection<MessageContract> contracts, String registeredBy) {
         requireName(registeredBy);
-        return inTransaction(c -> {
-            int added = 0;
-            try (PreparedStatement insert = c.prepareStatement("INSERT INTO outbox_message_contracts"
-                            + " (message_type, message_version, exchange_name, routing_key, aggregate_type, ordered,"
-                            + " schema_document, registered_by) VALUES (?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?)"
-                            + " ON CONFLICT (message_type, message_version) DO NOTHING");
-                    PreparedStatement same = c.prepareStatement("SELECT schema_document = CAST(? AS jsonb),"
-                            + " registered_by FROM outbox_message_contracts"
-                            + " WHERE message_type = ? AND message_version = ?")) {
-                for (MessageContract contract : contracts) {
-                    String document = json(contract.document());
-                    insert.setString(1, contract.messageType());
-                    insert.setInt(2, contract.version());
-                    insert.setString(3, contract.exchange());
-                    insert.setString(4, contract.routingKey());
-                    insert.setString(5, contract.aggregateType());
-                    insert.setBoolean(6, contract.ordered());
-                    insert.setString(7, document);
-                    insert.setString(8, registeredBy);
-                    if (insert.executeUpdate() == 1) {
-                        added++;
-                        continue;
-                    }
-                    same.setString(1, document);
-                    same.setString(2, contract.messageType());
-                    same.setInt(3, contract.version());
-                    try (ResultSet rs = same.executeQuery()) {
-                        rs.next();
-                        if (!rs.getBoolean(1)) {
-                            throw new ContractConflictException(
-                                    contract.messageType(), contract.version(), rs.getString(2));
-                        }
-                    }
-                }
-            }
-            Outcome outcome = new Outcome(added, contracts.size() - added, 0);
-            LOG.info(
-                    "registered {} message contract(s) for {}: {} new, {} registered already",
-                    contracts.size(),
-                    registeredBy,
-                    outcome.added(),
-                    outcome.unchanged());
-            return outcome;
-        });
+        return inTransaction(c -> contractsIn(c, contracts, registeredBy));
     }
 
     /**
@@ -99,36 +64,146 @@ public final class MessageRegistry {
      */
     public Outcome registerQueue(ObjectNode declaration, String registeredBy) {
         requireName(registeredBy);
+        QueueNames names = names(declaration);
+        return inTransaction(c -> queueIn(c, declaration, names, registeredBy));
+    }
+
+    /**
+     * Registers {@code contracts}, then {@code queues}, in one transaction, each as {@link
+     * #registerContracts} and {@link #registerQueue} do: what one service registers at once is
+     * written whole or not at all, a queue included when a contract beside it is refused.
+     *
+     * @throws ContractConflictException when a contract is registered with a different document;
+     *     then nothing of this registration is written
+     */
+    public Outcomes register(Collection<MessageContract> contracts, List<ObjectNode> queues, String registeredBy) {
+        requireName(registeredBy);
+        queues.forEach(MessageRegistry::names);
+        return inTransaction(c -> registerIn(c, contracts, queues, registeredBy));
+    }
+
+    /**
+     * {@link #register} in the caller's transaction on {@code connection}, which it neither
+     * commits nor rolls back: for a caller that writes more in the same commit (the operator API
+     * audits a registration with it). After an exception the caller must roll back, since some of
+     * the registration may be written.
+     *
+     * @throws ContractConflictException when a contract is registered with a different document
+     * @throws SQLException when a statement fails, for the caller to translate as its own
+     */
+    public static Outcomes registerIn(
+            Connection connection, Collection<MessageContract> contracts, List<ObjectNode> queues, String registeredBy)
+            throws SQLException {
+        requireName(registeredBy);
+        List<QueueNames> names = queues.stream().map(MessageRegistry::names).toList();
+        Outcome written = contractsIn(connection, contracts, registeredBy);
+        int added = 0;
+        int unchanged = 0;
+        int replaced = 0;
+        for (int i = 0; i < queues.size(); i++) {
+            Outcome q = queueIn(connection, queues.get(i), names.get(i), registeredBy);
+            added += q.added();
+            unchanged += q.unchanged();
+            replaced += q.replaced();
+        }
+        return new Outcomes(written, new Outcome(added, unchanged, replaced));
+    }
+
+    private static Outcome contractsIn(Connection c, Collection<MessageContract> contracts, String registeredBy)
+            throws SQLException {
+        if (contracts.isEmpty()) {
+            return new Outcome(0, 0, 0);
+        }
+        int added = 0;
+        try (PreparedStatement insert = c.prepareStatement("INSERT INTO outbox_message_contracts"
+                        + " (message_type, message_version, exchange_name, routing_key, aggregate_type, ordered,"
+                        + " schema_document, registered_by) VALUES (?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?)"
+                        + " ON CONFLICT (message_type, message_version) DO NOTHING");
+                PreparedStatement same = c.prepareStatement("SELECT schema_document = CAST(? AS jsonb),"
+                        + " registered_by FROM outbox_message_contracts"
+                        + " WHERE message_type = ? AND message_version = ?");
+                PreparedStatement otherOrdering = c.prepareStatement("SELECT 1 FROM outbox_message_contracts"
+                        + " WHERE message_type = ? AND ordered <> ? LIMIT 1")) {
+            for (MessageContract contract : contracts) {
+                String document = json(contract.document());
+                insert.setString(1, contract.messageType());
+                insert.setInt(2, contract.version());
+                insert.setString(3, contract.exchange());
+                insert.setString(4, contract.routingKey());
+                insert.setString(5, contract.aggregateType());
+                insert.setBoolean(6, contract.ordered());
+                insert.setString(7, document);
+                insert.setString(8, registeredBy);
+                if (insert.executeUpdate() == 1) {
+                    added++;
+                    otherOrdering.setString(1, contract.messageType());
+                    otherOrdering.setBoolean(2, contract.ordered());
+                    try (ResultSet rs = otherOrdering.executeQuery()) {
+                        if (rs.next()) {
+                            throw ContractConflictException.orderingDiffers(
+                                    contract.messageType(), contract.version(), contract.ordered());
+                        }
+                    }
+                    continue;
+                }
+                same.setString(1, document);
+                same.setString(2, contract.messageType());
+                same.setInt(3, contract.version());
+                try (ResultSet rs = same.executeQuery()) {
+                    rs.next();
+                    if (!rs.getBoolean(1)) {
+                        throw new ContractConflictException(
+                                contract.messageType(), contract.version(), rs.getString(2));
+                    }
+                }
+            }
+        }
+        Outcome outcome = new Outcome(added, contracts.size() - added, 0);
+        LOG.info(
+                "registered {} message contract(s) for {}: {} new, {} registered already",
+                contracts.size(),
+                registeredBy,
+                outcome.added(),
+                outcome.unchanged());
+        return outcome;
+    }
+
+    private static Outcome queueIn(Connection c, ObjectNode declaration, QueueNames names, String registeredBy)
+            throws SQLException {
+        String queue = names.queue();
+        String consumer = names.consumer();
+        try (PreparedStatement upsert = c.prepareStatement("INSERT INTO outbox_queue_declarations AS q"
+                + " (queue_name, consumer_name, declaration, registered_by) VALUES (?, ?, CAST(? AS jsonb), ?)"
+                + " ON CONFLICT (queue_name) DO UPDATE SET consumer_name = EXCLUDED.consumer_name,"
+                + " declaration = EXCLUDED.declaration, registered_by = EXCLUDED.registered_by,"
+                + " revision = q.revision + 1, updated_at = now()"
+                + " WHERE q.declaration IS DISTINCT FROM EXCLUDED.declaration"
+                + " OR q.consumer_name IS DISTINCT FROM EXCLUDED.consumer_name"
+                + " RETURNING q.revision")) {
+            upsert.setString(1, queue);
+            upsert.setString(2, consumer);
+            upsert.setString(3, json(declaration));
+            upsert.setString(4, registeredBy);
+            try (ResultSet rs = upsert.executeQuery()) {
+                if (!rs.next()) {
+                    LOG.info("queue {} of {}: registered already, as declared", queue, consumer);
+                    return new Outcome(0, 1, 0);
+                }
+                int revision = rs.getInt(1);
+                LOG.info("queue {} of {}: registered, revision {}", queue, consumer, revision);
+                return revision == 1 ? new Outcome(1, 0, 0) : new Outcome(0, 0, 1);
+            }
+        }
+    }
+
+    /** The queue's and its consumer's names, refused before anything is written when missing. */
+    private static QueueNames names(ObjectNode declaration) {
         String queue = declaration.path("queue").asText("");
         String consumer = declaration.path("consumer").asText("");
         if (queue.isBlank() || consumer.isBlank()) {
             throw new OutboxException("a queue declaration names its \"queue\" and its \"consumer\": " + declaration);
         }
-        String document = json(declaration);
-        return inTransaction(c -> {
-            try (PreparedStatement upsert = c.prepareStatement("INSERT INTO outbox_queue_declarations AS q"
-                    + " (queue_name, consumer_name, declaration, registered_by) VALUES (?, ?, CAST(? AS jsonb), ?)"
-                    + " ON CONFLICT (queue_name) DO UPDATE SET consumer_name = EXCLUDED.consumer_name,"
-                    + " declaration = EXCLUDED.declaration, registered_by = EXCLUDED.registered_by,"
-                    + " revision = q.revision + 1, updated_at = now()"
-                    + " WHERE q.declaration IS DISTINCT FROM EXCLUDED.declaration"
-                    + " OR q.consumer_name IS DISTINCT FROM EXCLUDED.consumer_name"
-                    + " RETURNING q.revision")) {
-                upsert.setString(1, queue);
-                upsert.setString(2, consumer);
-                upsert.setString(3, document);
-                upsert.setString(4, registeredBy);
-                try (ResultSet rs = upsert.executeQuery()) {
-                    if (!rs.next()) {
-                        LOG.info("queue {} of {}: registered already, as declared", queue, consumer);
-                        return new Outcome(0, 1, 0);
-                    }
-                    int revision = rs.getInt(1);
-                    LOG.info("queue {} of {}: registered, revision {}", queue, consumer, revision);
-                    return revision == 1 ? new Outcome(1, 0, 0) : new Outcome(0, 0, 1);
-                }
-            }
-        });
+        return new QueueNames(queue, consumer);
     }
 
     private interface Work<T> {

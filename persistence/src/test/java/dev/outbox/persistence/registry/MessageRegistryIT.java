@@ -133,6 +133,24 @@ class MessageRegistryIT {
                         .toList());
     }
 
+    /** Ordering belongs to the type: a new version that orders otherwise is refused, nothing written. */
+    @Test
+    void aNewVersionThatOrdersOtherwiseThanItsTypeIsRefused() throws Exception {
+        registry.registerContracts(
+                contracts("one", contract("stock.counted", 1, "\"count\": {\"type\": \"integer\"}")), "stock-service");
+
+        List<MessageContract> unordered = contracts(
+                "two",
+                contract("stock.counted", 2, "\"count\": {\"type\": \"number\"}")
+                        .replace("\"ordered\": true", "\"ordered\": false"));
+        assertEquals(false, unordered.get(0).ordered());
+        ContractConflictException refused = assertThrows(
+                ContractConflictException.class, () -> registry.registerContracts(unordered, "stock-service"));
+
+        assertTrue(refused.getMessage().contains("ordering belongs to the type"), refused.getMessage());
+        assertEquals(1, DB.count("SELECT count(*) FROM outbox_message_contracts"), "v2 was not written");
+    }
+
     @Test
     void aQueueDeclarationIsKeptAsWrittenAndReplacedWhenItsConsumerChangesIt() throws Exception {
         ObjectNode declared = (ObjectNode) JSON.readTree("""
@@ -173,6 +191,44 @@ class MessageRegistryIT {
 
         assertTrue(refused.getMessage().contains("\"queue\""), refused.getMessage());
         assertEquals(0, DB.count("SELECT count(*) FROM outbox_queue_declarations"));
+    }
+
+    /** What one service registers at once is one transaction: a refused contract takes its queues with it. */
+    @Test
+    void contractsAndQueuesRegisteredTogetherAreWrittenWholeOrNotAtAll() throws Exception {
+        ObjectNode counts = (ObjectNode) JSON.readTree("""
+                {"queue": "stock.counts", "consumer": "stock",
+                 "bindings": [{"exchange": "stock.events", "routingKeys": "contracts"}]}""");
+        List<MessageContract> first =
+                contracts("one", contract("stock.counted", 1, "\"count\": {\"type\": \"integer\"}"));
+        assertEquals(
+                new MessageRegistry.Outcomes(
+                        new MessageRegistry.Outcome(1, 0, 0), new MessageRegistry.Outcome(1, 0, 0)),
+                registry.register(first, List.of(counts), "stock"));
+
+        ObjectNode rebound = counts.deepCopy();
+        rebound.withArray("bindings")
+                .addObject()
+                .put("exchange", "audit.events")
+                .putArray("routingKeys")
+                .add("#");
+        ObjectNode audit = (ObjectNode) JSON.readTree("""
+                {"queue": "stock.audit", "consumer": "audit",
+                 "bindings": [{"exchange": "stock.events", "routingKeys": ["#"]}]}""");
+        List<MessageContract> changed =
+                contracts("two", contract("stock.counted", 1, "\"count\": {\"type\": \"number\"}"));
+        assertThrows(
+                ContractConflictException.class, () -> registry.register(changed, List.of(rebound, audit), "stock-2"));
+
+        assertEquals(
+                List.of(Map.of("queue_name", "stock.counts", "revision", 1, "registered_by", "stock")),
+                DB.rows("SELECT queue_name, revision, registered_by FROM outbox_queue_declarations"),
+                "neither the changed queue nor the new one was written");
+        assertEquals(
+                new MessageRegistry.Outcomes(
+                        new MessageRegistry.Outcome(0, 1, 0), new MessageRegistry.Outcome(1, 0, 1)),
+                registry.register(first, List.of(rebound, audit), "stock-2"),
+                "with the registered contract, both are");
     }
 
     /** Every instance of a service starts at once (a rollout of eight) and registers the same. */

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.networknt.schema.Error;
 import com.networknt.schema.Schema;
+import com.networknt.schema.SchemaException;
 import com.networknt.schema.SchemaLocation;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SchemaRegistryConfig;
@@ -16,6 +17,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -42,8 +44,12 @@ public final class MessageContracts {
     /** The classpath folder contracts live in. */
     public static final String ROOT = "contracts";
 
+    /** A message type as a contract file's folder names it: lower case, from a letter or digit. */
+    private static final String TYPE = "[a-z0-9][a-z0-9._-]*";
+
     private static final Pattern FILE =
-            Pattern.compile("(?:^|/)" + ROOT + "/([a-z0-9][a-z0-9._-]*)/v([1-9][0-9]*)\\.schema\\.json$");
+            Pattern.compile("(?:^|/)" + ROOT + "/(" + TYPE + ")/v([1-9][0-9]*)\\.schema\\.json$");
+    private static final Pattern TYPE_NAME = Pattern.compile(TYPE);
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Draft-07: the JSON Schema dialect AsyncAPI 3.0 embeds as its default schema format. */
     private static final SchemaRegistry REGISTRY = SchemaRegistry.withDefaultDialect(
@@ -142,6 +148,21 @@ public final class MessageContracts {
         return List.copyOf(out);
     }
 
+    /**
+     * This catalogue and {@code more}: for a check that needs contracts not on the classpath as
+     * well, such as a queue bound to {@code "contracts"} and registered beside the contracts that
+     * give it its routing keys. A type and version in both is taken from {@code more}.
+     */
+    public MessageContracts with(Collection<MessageContract> more) {
+        Map<String, Map<Integer, MessageContract>> byType = new TreeMap<>();
+        contracts.forEach((type, versions) -> byType.put(type, new TreeMap<>(versions)));
+        for (MessageContract c : more) {
+            byType.computeIfAbsent(c.messageType(), t -> new TreeMap<>()).put(c.version(), c);
+        }
+        byType.replaceAll((type, versions) -> Collections.unmodifiableMap(versions));
+        return new MessageContracts(Collections.unmodifiableMap(byType));
+    }
+
     /** The newest version of each type: what a producer writes unless it says otherwise. */
     public List<MessageContract> latest() {
         List<MessageContract> out = new ArrayList<>();
@@ -217,17 +238,36 @@ public final class MessageContracts {
         if (!m.find()) {
             throw new ContractDefinitionException(source + ": not a contract file name");
         }
-        String type = m.group(1);
-        int version = Integer.parseInt(m.group(2));
         JsonNode doc;
         try (InputStream in = url.openStream()) {
             doc = JSON.readTree(in);
         } catch (IOException e) {
             throw new ContractDefinitionException(source + ": not readable JSON: " + e.getMessage(), e);
         }
-        if (!(doc instanceof ObjectNode document)) {
+        return parse(m.group(1), Integer.parseInt(m.group(2)), doc, source);
+    }
+
+    /**
+     * A contract received as a document rather than read from the classpath: what the operator
+     * API's registration is sent for a service that runs none of the outbox's code. It gets every
+     * check a contract file gets, with the same words; {@code type} and {@code version} stand for
+     * the file's name, and {@code source} for its URL in every error.
+     *
+     * @throws ContractDefinitionException when the document cannot be used as that contract
+     */
+    public static MessageContract parse(String type, int version, JsonNode doc, String source) {
+        if (type == null || !TYPE_NAME.matcher(type).matches()) {
+            throw new ContractDefinitionException(source + ": a message type is lower case letters, digits and ._-,"
+                    + " from a letter or digit (found \"" + type + "\")");
+        }
+        if (version < 1) {
+            throw new ContractDefinitionException(source + ": a contract's version counts from 1, not " + version);
+        }
+        if (!(doc instanceof ObjectNode sent)) {
             throw new ContractDefinitionException(source + ": a contract must be a JSON object");
         }
+        // its own copy: a document received at run time stays the caller's to change
+        ObjectNode document = sent.deepCopy();
         List<Error> metaErrors = META_SCHEMA.validate(document);
         if (!metaErrors.isEmpty()) {
             throw new ContractDefinitionException(source + ": not a valid draft-07 JSON Schema: " + metaErrors);
@@ -256,28 +296,52 @@ public final class MessageContracts {
             throw new ContractDefinitionException(source + ": x-outbox.aggregateIdProperty \"" + aggregateIdProperty
                     + "\" must be a required property");
         }
+        requireLocalReferences(document, source);
         // compiled without the outbox's own block, which is data for the catalogue, not a keyword
         ObjectNode payloadSchema = document.deepCopy();
         payloadSchema.remove("x-outbox");
-        Schema schema = REGISTRY.getSchema(SchemaLocation.of(expectedId), payloadSchema);
-        MessageContract contract = new MessageContract(
-                type,
-                version,
-                exchange,
-                routingKey,
-                aggregateType,
-                aggregateIdProperty,
-                outbox.get("ordered").booleanValue(),
-                source,
-                document,
-                schema);
-        for (JsonNode example : contract.examples()) {
-            List<String> problems = contract.violations(null, example);
-            if (!problems.isEmpty()) {
-                throw new ContractDefinitionException(source + ": an example breaks its own contract: " + problems);
+        try {
+            Schema schema = REGISTRY.getSchema(SchemaLocation.of(expectedId), payloadSchema);
+            MessageContract contract = new MessageContract(
+                    type,
+                    version,
+                    exchange,
+                    routingKey,
+                    aggregateType,
+                    aggregateIdProperty,
+                    outbox.get("ordered").booleanValue(),
+                    source,
+                    document,
+                    schema);
+            for (JsonNode example : contract.examples()) {
+                List<String> problems = contract.violations(null, example);
+                if (!problems.isEmpty()) {
+                    throw new ContractDefinitionException(source + ": an example breaks its own contract: " + problems);
+                }
+            }
+            return contract;
+        } catch (SchemaException e) {
+            // the meta-schema passed it, yet it does not compile: a $ref that resolves to nothing, say
+            throw new ContractDefinitionException(source + ": its schema cannot be used: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A contract is one self-contained document: the registry stores it alone, and every process
+     * that validates against it has nothing else. A {@code $ref} that leaves it ({@code
+     * "http://..."}, another file) would also make the validator fetch whatever it names.
+     */
+    private static void requireLocalReferences(JsonNode node, String source) {
+        if (node.isObject()) {
+            JsonNode ref = node.get("$ref");
+            if (ref != null && (!ref.isTextual() || !ref.asText().startsWith("#"))) {
+                throw new ContractDefinitionException(source + ": $ref " + ref
+                        + " points outside the contract; a contract refers only within itself (\"#/...\")");
             }
         }
-        return contract;
+        for (JsonNode child : node) {
+            requireLocalReferences(child, source);
+        }
     }
 
     private static String text(JsonNode outbox, String field, String source) {

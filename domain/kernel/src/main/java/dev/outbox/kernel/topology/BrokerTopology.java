@@ -148,6 +148,20 @@ public final class BrokerTopology {
             throw new ContractDefinitionException(
                     where + ": declares queue " + name + "; the file must be named " + name + SUFFIX);
         }
+        return declaration(doc, where, contracts);
+    }
+
+    /**
+     * A queue declaration received as a document rather than read from the classpath: what the
+     * operator API's registration is sent for a consumer that runs none of the outbox's code. It
+     * gets every check a topology file gets, with the same words, except the file name's: it has
+     * none. {@code where} stands for the file's URL in every error; {@code "routingKeys":
+     * "contracts"} binds the routing keys of {@code contracts}.
+     *
+     * @throws ContractDefinitionException when the document cannot be used as a queue declaration
+     */
+    public static QueueDeclaration declaration(ObjectNode doc, String where, MessageContracts contracts) {
+        String name = text(doc, "queue", where);
         String consumer = text(doc, "consumer", where);
         List<QueueDeclaration.Binding> bindings = new ArrayList<>();
         if (!doc.path("bindings").isArray() || doc.path("bindings").isEmpty()) {

@@ -1,9 +1,11 @@
 package dev.outbox.kernel.contract;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URL;
@@ -25,6 +27,10 @@ import org.junit.jupiter.api.io.TempDir;
  * starts.
  */
 class ContractDefinitionsTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Where a contract sent as a document comes from, as its errors name it. */
+    private static final String SENT = "the registration";
+
     @TempDir
     Path dir;
 
@@ -182,6 +188,82 @@ class ContractDefinitionsTest {
                         contract("stock.reserved", 1, ORDERED, ", \"examples\": [{\"count\": 1}]")))
                 .getMessage();
         assertTrue(message.contains("an example breaks its own contract"), message);
+    }
+
+    /**
+     * A contract sent to the operator API instead of shipped in a jar: the checks a file gets, and
+     * the words, the document's source named where the file's URL is.
+     */
+    @Test
+    void aContractReceivedAsADocumentIsCheckedAsItsFileWouldBe() throws IOException {
+        String counted = contract("stock.counted", 1, UNORDERED, "");
+        MessageContract parsed = MessageContracts.parse("stock.counted", 1, JSON.readTree(counted), SENT);
+        assertEquals("stock.events", parsed.exchange());
+        assertEquals("stock.audit", parsed.routingKey());
+        assertFalse(parsed.ordered());
+        assertEquals(SENT, parsed.source());
+        assertEquals(List.of(), parsed.violations("i-1", JSON.readTree("{\"itemId\": \"i-1\"}")));
+
+        for (String broken : List.of(
+                "[]",
+                contract("stock.reserved", 1, ORDERED, ", \"minProperties\": \"two\""),
+                contract("stock.reserved", 9, ORDERED, ""),
+                contract("stock.reserved", 1, ORDERED.replace("\"itemId\"", "\"count\""), ""),
+                contract("stock.reserved", 1, ORDERED.replace(", \"ordered\": true", ""), ""),
+                contract("stock.reserved", 1, ORDERED, ", \"examples\": [{\"count\": 1}]"),
+                // a reference out of the document: nothing else travels with it, and no fetch is made
+                contract(
+                        "stock.reserved",
+                        1,
+                        ORDERED,
+                        ", \"definitions\": {\"n\": {\"$ref\": \"http://127.0.0.1:9/n.json\"}}"))) {
+            String fromFile = refused(Map.of("contracts/stock.reserved/v1.schema.json", broken))
+                    .getMessage();
+            String fromDocument = assertThrows(
+                            ContractDefinitionException.class,
+                            () -> MessageContracts.parse("stock.reserved", 1, JSON.readTree(broken), SENT))
+                    .getMessage();
+            assertEquals(
+                    fromFile.substring(fromFile.indexOf("v1.schema.json: ") + "v1.schema.json".length()),
+                    fromDocument.substring(SENT.length()),
+                    broken);
+        }
+    }
+
+    @Test
+    void aReferenceWithinTheContractIsUsableAndOneOutsideItIsRefused() throws IOException {
+        String local = contract(
+                        "stock.reserved",
+                        1,
+                        ORDERED,
+                        ", \"definitions\": {\"n\": {\"type\": \"integer\"}}, \"propertyNames\": {\"$ref\": \"#/definitions/s\"}")
+                .replace("\"definitions\": {\"n\"", "\"definitions\": {\"s\": {\"type\": \"string\"}, \"n\"");
+        MessageContract parsed = MessageContracts.parse("stock.reserved", 1, JSON.readTree(local), SENT);
+        assertEquals(List.of(), parsed.violations("i-1", JSON.readTree("{\"itemId\": \"i-1\"}")));
+
+        String outside = local.replace("#/definitions/s", "http://127.0.0.1:9/s.json");
+        String message = assertThrows(
+                        ContractDefinitionException.class,
+                        () -> MessageContracts.parse("stock.reserved", 1, JSON.readTree(outside), SENT))
+                .getMessage();
+        assertTrue(message.contains("points outside the contract"), message);
+    }
+
+    @Test
+    void aContractReceivedAsADocumentNamesAUsableTypeAndVersion() throws IOException {
+        String valid = contract("stock.reserved", 1, ORDERED, "");
+        for (String type : List.of("Stock.Reserved", "", "stock/reserved", ".stock")) {
+            String message = assertThrows(
+                            ContractDefinitionException.class,
+                            () -> MessageContracts.parse(type, 1, JSON.readTree(valid), SENT))
+                    .getMessage();
+            assertTrue(message.startsWith(SENT + ": a message type is lower case"), message);
+        }
+        String message = assertThrows(
+                        ContractDefinitionException.class,
+                        () -> MessageContracts.parse("stock.reserved", 0, JSON.readTree(valid), SENT))
+                .getMessage();
+        assertEquals(SENT + ": a contract's version counts from 1, not 0", message);
     }
 
     @Test

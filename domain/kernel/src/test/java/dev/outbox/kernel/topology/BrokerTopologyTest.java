@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.outbox.kernel.contract.ContractDefinitionException;
 import dev.outbox.kernel.contract.MessageContract;
 import dev.outbox.kernel.contract.MessageContracts;
@@ -20,6 +22,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Queues as data: a consumer module ships a file, and the topology follows the contracts. */
 class BrokerTopologyTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Where a queue sent as a document comes from, as its errors name it. */
+    private static final String SENT = "the registration";
+
     @TempDir
     Path dir;
 
@@ -67,6 +73,48 @@ class BrokerTopologyTest {
         assertEquals(List.of("order.cancelled"), q.routingKeysOn("orders.events"));
         assertEquals("audit.parked", q.deadLetterQueue());
         assertTrue(t.exchanges().containsAll(Set.of("audit.events", "orders.events")));
+    }
+
+    /**
+     * A queue sent to the operator API instead of shipped in a jar: the checks a file gets but its
+     * name's, with the file's words, and {@code "contracts"} bound to the routing keys of the
+     * contracts sent beside it.
+     */
+    @Test
+    void aQueueReceivedAsADocumentIsCheckedAsItsFileWouldBe() throws IOException {
+        MessageContract counted = MessageContracts.parse("stock.counted", 1, JSON.readTree("""
+                {"$schema": "http://json-schema.org/draft-07/schema#", "$id": "urn:outbox:contract:stock.counted:v1",
+                 "x-outbox": {"exchange": "stock.events", "aggregateType": "item", "aggregateIdProperty": "itemId",
+                              "ordered": true},
+                 "type": "object", "required": ["itemId"], "properties": {"itemId": {"type": "string"}}}"""), SENT);
+        ObjectNode sent = (ObjectNode) JSON.readTree("""
+                {"queue": "stock.counts", "consumer": "stock",
+                 "bindings": [{"exchange": "stock.events", "routingKeys": "contracts"}]}""");
+
+        QueueDeclaration q = BrokerTopology.declaration(sent, SENT, contracts.with(List.of(counted)));
+        assertEquals("stock", q.consumer());
+        assertEquals(List.of("stock.counted"), q.routingKeysOn("stock.events"));
+        assertEquals("stock.counts.dlq", q.deadLetterQueue());
+
+        for (String broken : List.of(
+                "{\"consumer\": \"b\", \"bindings\": [{\"exchange\": \"x\", \"routingKeys\": [\"a\"]}]}",
+                "{\"queue\": \"bad\", \"consumer\": \"b\", \"bindings\": []}",
+                "{\"queue\": \"bad\", \"consumer\": \"b\","
+                        + " \"bindings\": [{\"exchange\": \"x\", \"routingKeys\": \"all\"}]}",
+                "{\"queue\": \"bad\", \"consumer\": \"b\", \"deliveryLimit\": 0,"
+                        + " \"bindings\": [{\"exchange\": \"x\", \"routingKeys\": [\"a\"]}]}")) {
+            String fromFile = assertThrows(
+                            ContractDefinitionException.class, () -> load(Map.of("topology/bad.queue.json", broken)))
+                    .getMessage();
+            String fromDocument = assertThrows(
+                            ContractDefinitionException.class,
+                            () -> BrokerTopology.declaration((ObjectNode) JSON.readTree(broken), SENT, contracts))
+                    .getMessage();
+            assertEquals(
+                    fromFile.substring(fromFile.indexOf("bad.queue.json: ") + "bad.queue.json".length()),
+                    fromDocument.substring(SENT.length()),
+                    broken);
+        }
     }
 
     @Test
