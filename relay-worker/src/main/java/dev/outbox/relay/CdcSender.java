@@ -62,7 +62,7 @@ final class CdcSender {
 
     /** Publishes the row, or records it as failed when it cannot be mapped to a message. */
     void send(CdcRow row) throws InterruptedException, SQLException {
-        AmqpMessageMapper.Mapped mapped = AmqpMessageMapper.map(row.record);
+        AmqpMessageMapper.Mapped mapped = relayConfig.contracts().map(row.record);
         if (mapped instanceof AmqpMessageMapper.Invalid invalid) {
             recorder.sending();
             recorder.add(new CdcRecorder.Outcome(row, invalid.code(), invalid.reason(), false));

@@ -25,6 +25,9 @@ import org.slf4j.LoggerFactory;
  */
 final class PendingListener implements AutoCloseable {
     static final String CHANNEL = "outbox_pending";
+    /** Sent at commit by a registration (migration V17): the relay reads the registry again. */
+    static final String REGISTRY_CHANNEL = "outbox_registry";
+
     private static final Logger LOG = LoggerFactory.getLogger(PendingListener.class);
     private static final int WAIT_MILLIS = 500;
 
@@ -33,6 +36,7 @@ final class PendingListener implements AutoCloseable {
 
     private final DatabaseConfig database;
     private final Runnable wakeUp;
+    private final Runnable registryChanged;
     private final ExponentialBackoff backoff;
     private final Thread thread;
     private final AtomicLong notifications = new AtomicLong();
@@ -42,8 +46,14 @@ final class PendingListener implements AutoCloseable {
     private volatile boolean running = true;
 
     PendingListener(DatabaseConfig database, Runnable wakeUp, ExponentialBackoff backoff) {
+        this(database, wakeUp, () -> {}, backoff);
+    }
+
+    /** Also listens for registrations ({@value #REGISTRY_CHANNEL}) and runs {@code registryChanged} at each. */
+    PendingListener(DatabaseConfig database, Runnable wakeUp, Runnable registryChanged, ExponentialBackoff backoff) {
         this.database = database;
         this.wakeUp = wakeUp;
+        this.registryChanged = registryChanged;
         this.backoff = backoff;
         this.thread = new Thread(this::run, "relay-listener");
         this.thread.setDaemon(true);
@@ -53,7 +63,7 @@ final class PendingListener implements AutoCloseable {
         thread.start();
     }
 
-    /** Notifications received so far. */
+    /** {@value #CHANNEL} notifications received so far. */
     long notifications() {
         return notifications.get();
     }
@@ -80,6 +90,7 @@ final class PendingListener implements AutoCloseable {
             try (Connection c = connect()) {
                 try (Statement s = c.createStatement()) {
                     s.execute("LISTEN " + CHANNEL);
+                    s.execute("LISTEN " + REGISTRY_CHANNEL);
                 }
                 connects.incrementAndGet();
                 if (failures > 0) {
@@ -87,12 +98,12 @@ final class PendingListener implements AutoCloseable {
                 }
                 failures = 0;
                 wakeUp.run(); // rows committed while nobody listened
+                registryChanged.run(); // and registrations
                 PGConnection pg = c.unwrap(PGConnection.class);
                 while (running) {
                     PGNotification[] received = pg.getNotifications(WAIT_MILLIS);
                     if (received != null && received.length > 0) {
-                        notifications.addAndGet(received.length);
-                        wakeUp.run();
+                        dispatch(received);
                     }
                 }
             } catch (Throwable e) { // NOPMD: the loop boundary, see below
@@ -126,6 +137,25 @@ final class PendingListener implements AutoCloseable {
                     return;
                 }
             }
+        }
+    }
+
+    private void dispatch(PGNotification[] received) {
+        int pending = 0;
+        boolean registry = false;
+        for (PGNotification n : received) {
+            if (REGISTRY_CHANNEL.equals(n.getName())) {
+                registry = true;
+            } else {
+                pending++;
+            }
+        }
+        if (registry) {
+            registryChanged.run();
+        }
+        if (pending > 0) {
+            notifications.addAndGet(pending);
+            wakeUp.run();
         }
     }
 

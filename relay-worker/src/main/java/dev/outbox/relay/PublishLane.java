@@ -210,7 +210,7 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
                     releaseFrom(rows, i, null, "relay stopping before this row was sent");
                     return;
                 }
-                AmqpMessageMapper.Mapped mapped = AmqpMessageMapper.map(row);
+                AmqpMessageMapper.Mapped mapped = config.contracts().map(row);
                 if (mapped instanceof AmqpMessageMapper.Invalid invalid) {
                     handedOver = true;
                     failed(row, invalid.code(), invalid.reason());
@@ -282,7 +282,7 @@ final class PublishLane implements Runnable, PublishListener<OutboxRecord> {
         Suspect s;
         while ((s = suspects.poll()) != null) {
             n++;
-            AmqpMessageMapper.Mapped mapped = AmqpMessageMapper.map(s.row());
+            AmqpMessageMapper.Mapped mapped = config.contracts().map(s.row());
             if (mapped instanceof AmqpMessageMapper.Invalid invalid) {
                 failed(s.row(), invalid.code(), invalid.reason());
                 continue;

@@ -63,11 +63,11 @@ public final class RelayApp implements AutoCloseable {
 
     /**
      * Builds the parts ({@link RelayModule} over the persistence module) and starts them in order,
-     * each recorded in one {@link Lifecycle}: the database, the liveness lock (the relay claims
-     * nothing until it holds it and has taken its rows back), the broker session, the relay, the
-     * CDC stream, the LISTEN connection, the HTTP endpoint, retention. If one fails to start, the
-     * ones before it stop, newest first, and the failure is thrown; {@link #close} stops them the
-     * same way.
+     * each recorded in one {@link Lifecycle}: the database, the registry watch (the contracts
+     * producers registered), the liveness lock (the relay claims nothing until it holds it and has
+     * taken its rows back), the broker session, the relay, the CDC stream, the LISTEN connection,
+     * the HTTP endpoint, retention. If one fails to start, the ones before it stop, newest first,
+     * and the failure is thrown; {@link #close} stops them the same way.
      */
     public static RelayApp start(Settings settings) {
         RelayModule module = RelayModule.from(settings);
@@ -79,6 +79,10 @@ public final class RelayApp implements AutoCloseable {
             Database database =
                     parts.add("database", Database.start(module.database(), DatabaseConfig.migrate(settings)));
             Injector injector = Guice.createInjector(database.module(), module);
+            // the registry's contracts before the first claim: the shipped relay has no service's on its classpath
+            RegistryWatch registry = injector.getInstance(RegistryWatch.class);
+            registry.start();
+            parts.add("registry watch", registry);
             RelayLiveness liveness =
                     injector.getInstance(new Key<Optional<RelayLiveness>>() {}).orElse(null);
             if (liveness != null) {

@@ -5,7 +5,6 @@ import dev.outbox.config.ConfigurationException;
 import dev.outbox.config.EndpointConfig;
 import dev.outbox.config.Setting;
 import dev.outbox.config.Settings;
-import dev.outbox.kernel.contract.MessageContracts;
 import dev.outbox.persistence.LeaseConfig;
 import java.time.Duration;
 import java.util.List;
@@ -26,10 +25,10 @@ import java.util.Set;
  * @param backoff delay before each attempt; its length is the attempt budget
  * @param shutdownTimeout how long a stopping relay waits for in-flight confirms
  * @param markBatchSize most outcomes written in one statement
- * @param unorderedTypes message types published without waiting for earlier versions of their
- *     aggregate (ordering policy {@code none}); every other type is strictly ordered per aggregate.
- *     A type is unordered when its contract says {@code "ordered": false}; the
- *     {@code OUTBOX_RELAY_UNORDERED_TYPES} list adds to those
+ * @param contracts the contracts rows are checked against and the types published without waiting
+ *     for earlier versions of their aggregate (see {@link #unorderedTypes}): the classpath's and
+ *     {@code OUTBOX_RELAY_UNORDERED_TYPES} from the settings, the registry's too once the relay's
+ *     {@link RegistryWatch} runs; the only part of this record that changes at run time
  */
 public record RelayConfig(
         String relayId,
@@ -45,7 +44,7 @@ public record RelayConfig(
         Duration reconnectMax,
         Duration shutdownTimeout,
         int markBatchSize,
-        java.util.Set<String> unorderedTypes,
+        RelayContracts contracts,
         String cdcSlot) {
 
     public static final List<Duration> DEFAULT_BACKOFF = List.of(
@@ -65,7 +64,17 @@ public record RelayConfig(
             throw new ConfigurationException("OUTBOX_RELAY_BACKOFF must list at least one delay");
         }
         backoff = List.copyOf(backoff);
-        unorderedTypes = java.util.Set.copyOf(unorderedTypes);
+        java.util.Objects.requireNonNull(contracts, "contracts");
+    }
+
+    /**
+     * Message types published without waiting for earlier versions of their aggregate (ordering
+     * policy {@code none}); every other type is strictly ordered per aggregate. A type is unordered
+     * when its contract (on the classpath or registered) says {@code "ordered": false}; the {@code
+     * OUTBOX_RELAY_UNORDERED_TYPES} list adds to those. Read at each claim: a registration changes it.
+     */
+    public java.util.Set<String> unorderedTypes() {
+        return contracts.unorderedTypes();
     }
 
     public static final Setting<String> RELAY_ID = Setting.text(
@@ -147,6 +156,20 @@ public record RelayConfig(
             "OUTBOX_RELAY_UNORDERED_TYPES",
             "message types published without waiting for earlier versions of their aggregate, in addition to those"
                     + " whose contract says `\"ordered\": false`");
+    public static final Setting<String> UNREGISTERED_TYPES = Setting.oneOf(
+            "OUTBOX_RELAY_UNREGISTERED_TYPES",
+            "json-only",
+            List.of("json-only", "park"),
+            "a row whose message type has no contract, registered or on the relay's classpath: `json-only` publishes"
+                    + " it once its payload is JSON; `park` parks it as `CONTRACT_UNKNOWN`, and the relay retries it by"
+                    + " itself once a contract for its type is registered");
+    public static final Setting<Duration> REGISTRY_POLL = Setting.duration(
+            "OUTBOX_RELAY_REGISTRY_POLL",
+            Duration.ofSeconds(10),
+            Duration.ofMillis(100),
+            Duration.ofHours(1),
+            "how often the relay looks for message contracts registered in the database; while it listens"
+                    + " (`OUTBOX_RELAY_LISTEN`), a registration's notification makes it look at once");
     public static final Setting<Integer> HTTP_PORT = Setting.integer(
             "OUTBOX_RELAY_HTTP_PORT",
             8081,
@@ -173,7 +196,8 @@ public record RelayConfig(
                 s.get(RECONNECT_MAX),
                 s.get(SHUTDOWN_TIMEOUT),
                 s.get(MARK_BATCH_SIZE),
-                unordered(s.get(UNORDERED_TYPES)),
+                RelayContracts.fromClasspath(
+                        s.get(UNORDERED_TYPES), s.get(UNREGISTERED_TYPES).equals("park")),
                 cdc ? CdcConfig.from(s).slot() : null);
     }
 
@@ -184,6 +208,11 @@ public record RelayConfig(
      */
     public static boolean cdc(Settings s) {
         return s.get(MODE).equals("cdc");
+    }
+
+    /** How often the relay reads the registry when no notification comes. */
+    static Duration registryPoll(Settings s) {
+        return s.get(REGISTRY_POLL);
     }
 
     /** Whether the relay declares the exchange, queues and bindings at start. */
@@ -209,17 +238,6 @@ public record RelayConfig(
         return cdcSlot != null;
     }
 
-    /**
-     * The contracts' unordered types plus the configured ones. The variable only adds: for types
-     * without a contract here, or as an operator's override while an ordered type's head is stuck.
-     */
-    private static java.util.Set<String> unordered(java.util.Collection<String> configured) {
-        java.util.Set<String> out =
-                new java.util.TreeSet<>(MessageContracts.onClasspath().unorderedTypes());
-        out.addAll(configured);
-        return out;
-    }
-
     public RelayConfig withRelayId(String id) {
         return new RelayConfig(
                 id,
@@ -235,7 +253,7 @@ public record RelayConfig(
                 reconnectMax,
                 shutdownTimeout,
                 markBatchSize,
-                unorderedTypes,
+                contracts,
                 cdcSlot);
     }
 }

@@ -7,6 +7,7 @@ import dev.outbox.config.EndpointConfig;
 import dev.outbox.config.Settings;
 import dev.outbox.config.TracingConfig;
 import dev.outbox.kernel.metrics.Metrics;
+import dev.outbox.kernel.outbox.ErrorCode;
 import dev.outbox.kernel.tracing.Tracing;
 import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.messaging.BrokerSession;
@@ -18,6 +19,7 @@ import dev.outbox.persistence.metrics.OutboxGauges;
 import dev.outbox.persistence.metrics.RelayGauges;
 import dev.outbox.persistence.ops.OutboxStatsReader;
 import dev.outbox.persistence.outbox.OutboxStore;
+import dev.outbox.persistence.registry.MessageRegistry;
 import dev.outbox.persistence.relay.RelayLock;
 import dev.outbox.persistence.relay.RelayRegistry;
 import dev.outbox.persistence.retention.RetentionPolicy;
@@ -195,15 +197,47 @@ final class RelayModule extends AbstractModule {
         return Optional.of(cdc);
     }
 
+    /** The registry's contracts kept in {@link RelayConfig#contracts}, for every part that checks rows. */
+    @Provides
+    @Singleton
+    RegistryWatch registryWatch(DataSource dataSource, OutboxStore store, PrometheusMeterRegistry registry) {
+        RegistryWatch watch = new RegistryWatch(
+                new MessageRegistry(dataSource),
+                config.contracts(),
+                RelayConfig.registryPoll(settings),
+                types -> store.retryParked(ErrorCode.CONTRACT_UNKNOWN, types));
+        Gauge.builder("outbox.relay.registry.contracts", config.contracts(), RelayContracts::registered)
+                .description("message contracts registered in the database that the relay checks rows against")
+                .strongReference(true)
+                .register(registry);
+        Gauge.builder("outbox.relay.registry.unusable", config.contracts(), RelayContracts::unusable)
+                .description("registered contracts the relay cannot use (see its log); their types go unchecked")
+                .strongReference(true)
+                .register(registry);
+        FunctionCounter.builder("outbox.relay.registry.reloads", watch, RegistryWatch::reloads)
+                .description("times the relay read a changed registry, the read at start included")
+                .register(registry);
+        FunctionCounter.builder("outbox.relay.registry.retried", watch, RegistryWatch::retried)
+                .description("rows parked CONTRACT_UNKNOWN the relay made due again once their type was registered")
+                .register(registry);
+        FunctionCounter.builder("outbox.relay.registry.failures", watch, RegistryWatch::failures)
+                .description("looks at the registry that failed; the relay kept what it knew")
+                .register(registry);
+        return watch;
+    }
+
     /** Empty with {@code OUTBOX_RELAY_LISTEN=false} (and by default in CDC mode). */
     @Provides
     @Singleton
-    Optional<PendingListener> listener(OutboxRelay relay, PrometheusMeterRegistry registry) {
+    Optional<PendingListener> listener(OutboxRelay relay, RegistryWatch watch, PrometheusMeterRegistry registry) {
         if (!listen) {
             return Optional.empty();
         }
         PendingListener listener = new PendingListener(
-                database, relay::wakeUp, new ExponentialBackoff(config.reconnectInitial(), config.reconnectMax()));
+                database,
+                relay::wakeUp,
+                watch::changed,
+                new ExponentialBackoff(config.reconnectInitial(), config.reconnectMax()));
         FunctionCounter.builder("outbox.relay.notifications", listener, PendingListener::notifications)
                 .description("outbox_pending notifications received (each wakes the idle publishers)")
                 .register(registry);

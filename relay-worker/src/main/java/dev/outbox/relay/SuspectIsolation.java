@@ -219,7 +219,7 @@ final class SuspectIsolation implements Runnable {
 
     /** @return false when the outcome could not be written now (the recorder has it) */
     private boolean publishAlone(Connection connection, OutboxRecord row) {
-        AmqpMessageMapper.Mapped mapped = AmqpMessageMapper.map(row);
+        AmqpMessageMapper.Mapped mapped = config.contracts().map(row);
         if (mapped instanceof AmqpMessageMapper.Invalid invalid) {
             stats.failed(invalid.code());
             return record(new OutcomeRecorder.Failed(row, decider.decide(row, invalid.code(), invalid.reason())));

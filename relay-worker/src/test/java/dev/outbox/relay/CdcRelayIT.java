@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.MessageContext;
 import dev.outbox.config.Settings;
+import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.outbox.NewOutboxMessage;
+import dev.outbox.persistence.registry.MessageRegistry;
 import dev.outbox.relay.cdc.CdcTestSupport;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
@@ -65,6 +67,38 @@ class CdcRelayIT {
         RelayApp app = RelayApp.start(new Settings(fx.env(all.toArray(String[]::new))));
         closing.add(app);
         return app;
+    }
+
+    /**
+     * In CDC mode too a row parked for want of a contract is published once one is registered:
+     * the relay does not listen there, so its poll finds the registration, and the row made due
+     * again goes by the polling claim, the retry path.
+     */
+    @Test
+    void aRowParkedForAnUnregisteredTypeIsPublishedOnceItsContractIsRegistered() throws Exception {
+        RecordingQueue wire = closing.add(fx.broker.bindQueue(Topology.ORDERS_EXCHANGE, "registry.probe"));
+        startRelay("OUTBOX_RELAY_UNREGISTERED_TYPES", "park", "OUTBOX_RELAY_REGISTRY_POLL", "200ms");
+        UUID id = UUID.randomUUID();
+        fx.db.update(
+                "INSERT INTO message_outbox (id, aggregate_type, aggregate_id, message_type, exchange_name, routing_key,"
+                        + " payload) VALUES (?, 'order', 'p-1', 'registry.probe', 'orders.events', 'registry.probe',"
+                        + " '{\"probeId\": \"p-1\", \"count\": 1}')",
+                id);
+        await().atMost(Duration.ofSeconds(30)).until(() -> "PARKED".equals(fx.status(id)));
+        assertEquals("CONTRACT_UNKNOWN", fx.db.scalar("SELECT last_error_code FROM message_outbox WHERE id = ?", id));
+
+        new MessageRegistry(fx.db.dataSource())
+                .registerContracts(
+                        List.of(RelayContractsIT.parsed(
+                                RelayContractsIT.contract("registry.probe", 1, false), "registry.probe", 1)),
+                        "probe-service");
+
+        assertEquals(
+                List.of(id.toString()),
+                wire.await(1, Duration.ofSeconds(30)).stream()
+                        .map(TestBroker.Received::messageId)
+                        .toList());
+        await().atMost(Duration.ofSeconds(30)).until(() -> "PUBLISHED".equals(fx.status(id)));
     }
 
     /** Waits until every row is PUBLISHED and on the queue; fails on any message sent twice. */

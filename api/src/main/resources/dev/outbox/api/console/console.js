@@ -16,7 +16,7 @@
   const STATUSES = ['PENDING', 'IN_PROGRESS', 'PUBLISHED', 'RETRYABLE_FAILED', 'PARKED', 'CANCELLED'];
   const ERROR_CODES = ['BROKER_UNAVAILABLE', 'CONNECTION_LOST', 'CONFIRM_TIMEOUT', 'NACKED', 'UNROUTABLE',
     'EXCHANGE_NOT_FOUND', 'ACCESS_REFUSED', 'PAYLOAD_INVALID', 'STALE_LOCK', 'OPERATOR', 'CHANNEL_ERROR',
-    'RELAY_DIED', 'UNENCODABLE'];
+    'RELAY_DIED', 'UNENCODABLE', 'CONTRACT_UNKNOWN'];
   const FILTERS = ['status', 'errorCode', 'messageType', 'aggregateType', 'aggregateId', 'correlationId',
     'tenantId', 'createdFrom', 'createdTo', 'limit'];
   const REFRESH_MS = 5000;

@@ -56,13 +56,20 @@ public final class AmqpMessageMapper {
      * it), never a verdict on the row, which would park it for good.
      */
     public static Mapped map(OutboxRecord row) {
+        return map(row, MessageContracts.onClasspath());
+    }
+
+    /**
+     * Maps a row checked against {@code contracts}: the relay's own catalogue, its classpath and
+     * what producers registered in the database, instead of this process's classpath alone.
+     */
+    public static Mapped map(OutboxRecord row, MessageContracts contracts) {
         JsonNode payload;
         try {
             payload = Json.mapper().readTree(row.payload());
         } catch (JsonProcessingException e) {
             return Invalid.payload("payload is not valid JSON: " + e.getOriginalMessage());
         }
-        MessageContracts contracts = MessageContracts.onClasspath();
         List<String> violations = new java.util.ArrayList<>(
                 contracts.violations(row.messageType(), row.messageVersion(), row.aggregateId(), payload));
         contracts

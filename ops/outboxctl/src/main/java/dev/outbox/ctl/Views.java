@@ -171,6 +171,9 @@ final class Views {
             case "UNENCODABLE":
                 return "the row can never become an AMQP message (its last error names the field) and was never"
                         + " sent: outboxctl cancel " + id + " --reason '...' and write it again within the limits";
+            case "CONTRACT_UNKNOWN":
+                return "no contract for its message type is registered: register the producer's contract"
+                        + " (outboxctl register <contract file>); the relay then publishes it by itself";
             default:
                 return "it spent its attempts on " + code + ": check broker health and the relay's log, then"
                         + " outboxctl retry " + id;

@@ -110,6 +110,8 @@ class ViewsTest {
         assertTrue(Views.nextStep(row("{'id':'" + X + "','status':'PARKED','lastErrorCode':'PAYLOAD_INVALID',"
                         + "'aggregateVersion':2}"))
                 .contains("cancelling versioned rows"));
+        assertTrue(step("PARKED", "CONTRACT_UNKNOWN").contains("outboxctl register"));
+        assertFalse(step("PARKED", "CONTRACT_UNKNOWN").contains("outboxctl retry"), "the relay retries it itself");
         assertTrue(step("PARKED", "EXCHANGE_NOT_FOUND").contains("does not exist"));
         assertTrue(step("PARKED", "ACCESS_REFUSED").contains("list_permissions"));
         assertTrue(step("PARKED", "CONFIRM_TIMEOUT").contains("broker health"));

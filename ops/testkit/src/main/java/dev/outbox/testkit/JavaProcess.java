@@ -45,6 +45,25 @@ public final class JavaProcess implements AutoCloseable {
     }
 
     /**
+     * Starts a jar as it ships, {@code java -jar}: the class path is the jar's manifest's and no
+     * more, none of the test's, so a class or resource the jar lacks is missing here as in a
+     * deployment.
+     */
+    public static JavaProcess startJar(String name, Path jar, Map<String, String> env, String... args)
+            throws IOException {
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar + " is missing; it is built by `mvn package`");
+        }
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(QUICK_START);
+        command.add("-jar");
+        command.add(jar.toString());
+        command.addAll(List.of(args));
+        return launch(name, command, env);
+    }
+
+    /**
      * Starts inside a {@link NetworkSandbox}: {@code ip netns exec} execs the JVM, so {@link #pid()}
      * is the JVM's own and signals reach it.
      */

@@ -69,6 +69,15 @@ public interface OutboxMapper {
      */
     List<UUID> retryNow(@Param("ids") UUID[] ids);
 
+    /**
+     * The relay's retry of rows parked with {@code code} whose message type is one of {@code
+     * types}: due now with a fresh attempt budget, like {@link #retryNow}.
+     */
+    List<UUID> retryParked(@Param("code") String code, @Param("types") String[] types);
+
+    /** Whether any row is parked with {@code code} and one of {@code types}: a read, no lock taken. */
+    boolean hasParked(@Param("code") String code, @Param("types") String[] types);
+
     /** Confirmed rows become {@code PUBLISHED}. */
     List<UUID> markPublished(
             @Param("relayId") String relayId, @Param("ids") UUID[] ids, @Param("tokens") Long[] tokens);

@@ -200,6 +200,22 @@ public class OutboxStore {
         return new HashSet<>(mapper.retryNow(ids.toArray(UUID[]::new)));
     }
 
+    /**
+     * Makes rows parked with {@code code} due again when their message type is one of {@code
+     * types} (the relay, once the cause is gone); returns the ids changed.
+     */
+    @Transactional(force = true)
+    public Set<UUID> retryParked(ErrorCode code, Collection<String> types) {
+        if (types.isEmpty()) {
+            return Set.of();
+        }
+        String[] named = types.toArray(String[]::new);
+        if (!mapper.hasParked(code.name(), named)) {
+            return Set.of();
+        }
+        return new HashSet<>(mapper.retryParked(code.name(), named));
+    }
+
     @Transactional
     public Optional<OutboxRecord> find(UUID id) {
         return Optional.ofNullable(mapper.findById(id));

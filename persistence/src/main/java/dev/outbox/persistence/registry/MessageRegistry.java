@@ -10,6 +10,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -18,11 +20,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes the registry ({@code outbox_message_contracts}, {@code outbox_queue_declarations}): what
- * a producer says about its message types and a consumer about its queue, for processes that do
- * not have their files. Each call is one transaction of its own, so a registration is written
- * whole or not at all; several processes may register the same at once. {@link #registerIn} writes
- * in a transaction the caller holds instead, for a caller that commits more with it.
+ * Writes and reads the registry ({@code outbox_message_contracts}, {@code
+ * outbox_queue_declarations}): what a producer says about its message types and a consumer about
+ * its queue, for processes that do not have their files. Each registering call is one transaction
+ * of its own, so a registration is written whole or not at all; several processes may register the
+ * same at once. {@link #registerIn} writes in a transaction the caller holds instead, for a caller
+ * that commits more with it. {@link #contracts} reads what the relay validates against.
  */
 public final class MessageRegistry {
     private static final Logger LOG = LoggerFactory.getLogger(MessageRegistry.class);
@@ -33,6 +36,14 @@ public final class MessageRegistry {
 
     /** What a registration of contracts and queues together changed, of each. */
     public record Outcomes(Outcome contracts, Outcome queues) {}
+
+    /**
+     * One registered contract as stored: its document is the JSON text PostgreSQL gives back
+     * ({@code jsonb}, so key order and spacing are its own), not yet checked; any SQL client can
+     * write the table, so a reader parses each row and decides what to do with one it cannot use.
+     */
+    public record RegisteredContract(
+            String messageType, int version, String document, String registeredBy, Instant registeredAt) {}
 
     /** A queue declaration's names, read before anything is written. */
     private record QueueNames(String queue, String consumer) {}
@@ -107,6 +118,55 @@ public final class MessageRegistry {
             replaced += q.replaced();
         }
         return new Outcomes(written, new Outcome(added, unchanged, replaced));
+    }
+
+    /**
+     * A short digest of every registered contract (type, version and document): equal digests mean
+     * nothing was added, changed or removed, so a reader polls this and reads {@link #contracts}
+     * only when it differs. Empty text when nothing is registered.
+     */
+    public String contractsDigest() {
+        return read(
+                "SELECT coalesce(md5(string_agg(message_type || ' ' || message_version || ' '"
+                        + " || md5(schema_document::text), ',' ORDER BY message_type, message_version)), '')"
+                        + " FROM outbox_message_contracts",
+                rs -> {
+                    rs.next();
+                    return rs.getString(1);
+                });
+    }
+
+    /** Every registered contract, by type and version. */
+    public List<RegisteredContract> contracts() {
+        return read(
+                "SELECT message_type, message_version, schema_document::text, registered_by, registered_at"
+                        + " FROM outbox_message_contracts ORDER BY message_type, message_version",
+                rs -> {
+                    List<RegisteredContract> out = new ArrayList<>();
+                    while (rs.next()) {
+                        out.add(new RegisteredContract(
+                                rs.getString(1),
+                                rs.getInt(2),
+                                rs.getString(3),
+                                rs.getString(4),
+                                rs.getTimestamp(5).toInstant()));
+                    }
+                    return out;
+                });
+    }
+
+    private interface Rows<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    private <T> T read(String sql, Rows<T> rows) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql);
+                ResultSet rs = ps.executeQuery()) {
+            return rows.read(rs);
+        } catch (SQLException e) {
+            throw new OutboxException("could not read the outbox's registry: " + e.getMessage(), e);
+        }
     }
 
     private static Outcome contractsIn(Connection c, Collection<MessageContract> contracts, String registeredBy)

@@ -191,8 +191,11 @@ public final class MessageContract {
         return where + ": " + message;
     }
 
-    /** True when both were read from identical JSON (the same file found twice on a classpath). */
-    boolean sameDefinitionAs(MessageContract other) {
+    /**
+     * True when both were read from equal JSON documents (the same file found twice on a
+     * classpath, or a registered contract and the file it was registered from).
+     */
+    public boolean sameDefinitionAs(MessageContract other) {
         return document.equals(other.document);
     }
 

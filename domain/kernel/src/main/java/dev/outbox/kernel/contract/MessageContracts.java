@@ -50,6 +50,10 @@ public final class MessageContracts {
     private static final Pattern FILE =
             Pattern.compile("(?:^|/)" + ROOT + "/(" + TYPE + ")/v([1-9][0-9]*)\\.schema\\.json$");
     private static final Pattern TYPE_NAME = Pattern.compile(TYPE);
+    /** The ways a document may name draft-07 as its dialect. */
+    private static final Set<String> DRAFT_7 =
+            Set.of("http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema");
+
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Draft-07: the JSON Schema dialect AsyncAPI 3.0 embeds as its default schema format. */
     private static final SchemaRegistry REGISTRY = SchemaRegistry.withDefaultDialect(
@@ -268,6 +272,12 @@ public final class MessageContracts {
         }
         // its own copy: a document received at run time stays the caller's to change
         ObjectNode document = sent.deepCopy();
+        // any other dialect would be fetched from wherever "$schema" points, as a $ref would
+        JsonNode dialect = document.get("$schema");
+        if (dialect != null && !DRAFT_7.contains(dialect.asText(""))) {
+            throw new ContractDefinitionException(source + ": $schema " + dialect + " is not draft-07; a contract is"
+                    + " a draft-07 JSON Schema (\"http://json-schema.org/draft-07/schema#\", or no $schema)");
+        }
         List<Error> metaErrors = META_SCHEMA.validate(document);
         if (!metaErrors.isEmpty()) {
             throw new ContractDefinitionException(source + ": not a valid draft-07 JSON Schema: " + metaErrors);

@@ -29,7 +29,13 @@ public enum ErrorCode {
     STALE_LOCK(true),
     OPERATOR(false),
     RELAY_DIED(true),
-    UNENCODABLE(false);
+    UNENCODABLE(false),
+    /**
+     * No contract for the row's message type is registered or on the relay's classpath, and the
+     * relay parks such rows ({@code OUTBOX_RELAY_UNREGISTERED_TYPES=park}). Parked, not failed for
+     * good: the relay retries the row by itself once a contract for its type is registered.
+     */
+    CONTRACT_UNKNOWN(false);
 
     private final boolean retryable;
 

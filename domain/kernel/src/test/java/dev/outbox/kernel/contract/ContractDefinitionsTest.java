@@ -250,6 +250,41 @@ class ContractDefinitionsTest {
     }
 
     @Test
+    void aContractIsDraft07AndAnyOtherDialectIsRefusedWithoutBeingFetched() throws Exception {
+        String draft7 = contract("stock.reserved", 1, ORDERED, "");
+        for (String dialect :
+                List.of("http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema")) {
+            String doc = draft7.replace("http://json-schema.org/draft-07/schema#", dialect);
+            assertEquals(
+                    1,
+                    MessageContracts.parse("stock.reserved", 1, JSON.readTree(doc), SENT)
+                            .version());
+        }
+        String none = draft7.replace("\"$schema\": \"http://json-schema.org/draft-07/schema#\",", "");
+        assertEquals(
+                1,
+                MessageContracts.parse("stock.reserved", 1, JSON.readTree(none), SENT)
+                        .version());
+
+        // a dialect named by URL would be fetched from it: a loopback listener counts whether it is
+        try (java.net.ServerSocket listener =
+                new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            listener.setSoTimeout(200);
+            String elsewhere = draft7.replace(
+                    "http://json-schema.org/draft-07/schema#",
+                    "http://127.0.0.1:" + listener.getLocalPort() + "/meta.json");
+            for (String doc : List.of(elsewhere, draft7.replace("draft-07/schema#", "draft/2020-12/schema"))) {
+                String message = assertThrows(
+                                ContractDefinitionException.class,
+                                () -> MessageContracts.parse("stock.reserved", 1, JSON.readTree(doc), SENT))
+                        .getMessage();
+                assertTrue(message.contains("is not draft-07"), message);
+            }
+            assertThrows(java.net.SocketTimeoutException.class, listener::accept, "nothing was fetched");
+        }
+    }
+
+    @Test
     void aContractReceivedAsADocumentNamesAUsableTypeAndVersion() throws IOException {
         String valid = contract("stock.reserved", 1, ORDERED, "");
         for (String type : List.of("Stock.Reserved", "", "stock/reserved", ".stock")) {

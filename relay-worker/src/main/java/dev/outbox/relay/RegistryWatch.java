@@ -1,0 +1,163 @@
+package dev.outbox.relay;
+
+import dev.outbox.persistence.registry.MessageRegistry;
+import java.time.Duration;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the relay's {@link RelayContracts} equal to the registry: reads it once at start (before
+ * the relay claims its first row), then again whenever a registration's notification arrives
+ * ({@code outbox_registry}, through the relay's LISTEN connection) and at least every {@code
+ * OUTBOX_RELAY_REGISTRY_POLL}. Each look is one short digest query; the contracts are read and
+ * parsed only when the digest changed. While the database cannot be read, the relay goes on with
+ * what it last knew.
+ *
+ * <p>Each look also makes rows parked {@code CONTRACT_UNKNOWN} due again once a contract for their
+ * type is known: a producer that registers late loses nothing and needs no operator. Every look,
+ * not only a changed one: a row the relay judged with the catalogue of a moment before a
+ * registration may be parked just after it (one index scan of the parked rows with that code).
+ */
+final class RegistryWatch implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RegistryWatch.class);
+
+    private final MessageRegistry registry;
+    private final RelayContracts contracts;
+    private final Function<Set<String>, Set<UUID>> retryParked;
+    private final Duration poll;
+    private final Thread thread;
+    private final Object signal = new Object();
+    private final AtomicLong reloads = new AtomicLong();
+    private final AtomicLong failures = new AtomicLong();
+    private final AtomicLong retried = new AtomicLong();
+    private boolean signalled; // guarded by signal
+    private String digest; // only the watching thread, after start
+    private volatile boolean running = true;
+
+    /**
+     * @param retryParked makes rows parked {@code CONTRACT_UNKNOWN} whose type is one of those given
+     *     due again, returning their ids
+     */
+    RegistryWatch(
+            MessageRegistry registry,
+            RelayContracts contracts,
+            Duration poll,
+            Function<Set<String>, Set<UUID>> retryParked) {
+        this.registry = registry;
+        this.contracts = contracts;
+        this.retryParked = retryParked;
+        this.poll = poll;
+        this.thread = new Thread(this::run, "relay-registry");
+        this.thread.setDaemon(true);
+    }
+
+    /**
+     * Reads the registry, then watches it. A relay that cannot read the registry at start does not
+     * start: the table is missing when this release's migrations have not run, and publishing
+     * without the contracts would send what the registry would have parked.
+     */
+    void start() {
+        reload();
+        LOG.info("relay knows {}", contracts.summary());
+        // the parked rows at the watch's first look, not here: that write may wait on a lock, and
+        // the relay's start must not (a relay starting while a migration holds the table, say)
+        changed();
+        thread.start();
+    }
+
+    /** A registration changed: look now rather than at the next poll. */
+    void changed() {
+        synchronized (signal) {
+            signalled = true;
+            signal.notifyAll();
+        }
+    }
+
+    /** Times the registry was read and applied (the first at start included). */
+    long reloads() {
+        return reloads.get();
+    }
+
+    /** Looks that failed (the database unreachable, say); the relay kept what it knew. */
+    long failures() {
+        return failures.get();
+    }
+
+    /** Rows parked {@code CONTRACT_UNKNOWN} made due again because their type became known. */
+    long retried() {
+        return retried.get();
+    }
+
+    /**
+     * Reads the registry when its digest differs from the last applied, then makes the rows parked
+     * for want of a contract that is now known due again.
+     */
+    void refresh() {
+        reload();
+        Set<UUID> due = retryParked.apply(contracts.current().messageTypes());
+        if (!due.isEmpty()) {
+            retried.addAndGet(due.size());
+            LOG.info(
+                    "{} row(s) parked CONTRACT_UNKNOWN are due again: a contract for their type is known now",
+                    due.size());
+        }
+    }
+
+    /** Reads the registry when its digest differs from the last applied. */
+    private void reload() {
+        String now = registry.contractsDigest();
+        if (!now.equals(digest)) {
+            contracts.apply(registry.contracts());
+            digest = now;
+            reloads.incrementAndGet();
+        }
+    }
+
+    private void run() {
+        long failed = 0;
+        while (running) {
+            try {
+                synchronized (signal) {
+                    long deadline = System.nanoTime() + poll.toNanos();
+                    long left;
+                    while (!signalled && running && (left = deadline - System.nanoTime()) > 0) {
+                        signal.wait(Math.max(1, left / 1_000_000));
+                    }
+                    signalled = false;
+                }
+                if (!running) {
+                    return;
+                }
+                refresh();
+                if (failed > 0) {
+                    LOG.info("reading the registry again after {} failure(s)", failed);
+                    failed = 0;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                failures.incrementAndGet();
+                if (failed++ == 0) {
+                    // once per outage: the relay goes on with the contracts it knows
+                    LOG.warn("cannot read the registry; checking rows against what the relay knew: {}", e.getMessage());
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        thread.interrupt();
+        try {
+            thread.join(PendingListener.CLOSE_WAIT.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
