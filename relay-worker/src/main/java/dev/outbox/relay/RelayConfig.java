@@ -158,11 +158,12 @@ public record RelayConfig(
                     + " whose contract says `\"ordered\": false`");
     public static final Setting<String> UNREGISTERED_TYPES = Setting.oneOf(
             "OUTBOX_RELAY_UNREGISTERED_TYPES",
-            "json-only",
-            List.of("json-only", "park"),
-            "a row whose message type has no contract, registered or on the relay's classpath: `json-only` publishes"
-                    + " it once its payload is JSON; `park` parks it as `CONTRACT_UNKNOWN`, and the relay retries it by"
-                    + " itself once a contract for its type is registered");
+            "park",
+            List.of("park", "json-only"),
+            "a row whose message type has no contract, registered or on the relay's classpath: `park` parks it as"
+                    + " `CONTRACT_UNKNOWN`, and the relay publishes it by itself once a contract for its type is"
+                    + " registered; `json-only` publishes it once its payload is JSON ([Message"
+                    + " contracts](../../domain/front-door/README.md#message-contracts) says why `park` is the default)");
     public static final Setting<Duration> REGISTRY_POLL = Setting.duration(
             "OUTBOX_RELAY_REGISTRY_POLL",
             Duration.ofSeconds(10),

@@ -161,7 +161,8 @@ public final class RelayContracts {
         return k.contracts().all().size() + " message contract(s) "
                 + describe(k.contracts().all()) + ", "
                 + k.registered() + " of them from the registry, " + k.unusable() + " registered row(s) unusable;"
-                + " unordered types " + k.unordered();
+                + " unordered types " + k.unordered() + "; rows of other types "
+                + (parkUnregistered ? "parked CONTRACT_UNKNOWN" : "checked for JSON only");
     }
 
     private Known merge(List<MessageContract> registered, int unusable) {

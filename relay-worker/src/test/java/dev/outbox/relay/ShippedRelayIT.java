@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Pattern;
@@ -53,8 +54,10 @@ class ShippedRelayIT {
     }
 
     private JavaProcess startShipped(String id) throws Exception {
-        JavaProcess relay = closing.add(JavaProcess.startJar(
-                id, shippedJar(), fx.env("OUTBOX_RELAY_ID", id, "OUTBOX_RELAY_DECLARE_TOPOLOGY", "false")));
+        Map<String, String> env = fx.env("OUTBOX_RELAY_ID", id, "OUTBOX_RELAY_DECLARE_TOPOLOGY", "false");
+        // as deployed: the default for types no contract describes, not the fixtures' json-only
+        env.remove("OUTBOX_RELAY_UNREGISTERED_TYPES");
+        JavaProcess relay = closing.add(JavaProcess.startJar(id, shippedJar(), env));
         relay.awaitOutput(Pattern.compile("relay " + id + " running"), WAIT);
         return relay;
     }
@@ -100,16 +103,31 @@ class ShippedRelayIT {
     }
 
     @Test
-    void theShippedRelayKnowsNoContractOfItsOwnAndLearnsOneRegisteredWhileItRuns() throws Exception {
+    void theShippedRelayParksWhatNoContractDescribesAndPublishesItOnceTheProducerRegisters() throws Exception {
         JavaProcess relay = startShipped("relay-learns");
         assertTrue(
-                relay.output().contains("relay knows 0 message contract(s) [], 0 of them from the registry"),
+                relay.output()
+                        .contains("relay knows 0 message contract(s) [], 0 of them from the registry, 0 registered"
+                                + " row(s) unusable; unordered types []; rows of other types parked CONTRACT_UNKNOWN"),
                 relay.output());
+        RecordingQueue wire = closing.add(fx.broker.bindQueue("orders.events", "#"));
+        // an order placed and captured before the order service registered (it starts after the relay)
+        List<NewOutboxMessage> early = fx.placeAndCapture(MessageContext.none());
+        UUID created = early.get(0).id();
+        await().atMost(WAIT).until(() -> "PARKED".equals(fx.status(created)));
+        assertEquals(
+                "CONTRACT_UNKNOWN", fx.db.scalar("SELECT last_error_code FROM message_outbox WHERE id = ?", created));
+        assertEquals("PENDING", fx.status(early.get(1).id()), "the capture waits behind its order's first version");
+        assertEquals(List.of(), wire.drain());
 
         registerTheOrderServicesContracts();
         relay.awaitOutput(Pattern.compile("added \\[[^]]*order\\.created v1"), WAIT);
-        UUID broken = fx.insertRaw("order.created", "order.created", "orders.events", NOT_AN_ORDER);
 
+        assertEquals(
+                early.stream().map(m -> m.id().toString()).toList(),
+                wire.await(2, WAIT).stream().map(TestBroker.Received::messageId).toList(),
+                "both published by themselves, in version order");
+        UUID broken = fx.insertRaw("order.created", "order.created", "orders.events", NOT_AN_ORDER);
         awaitParkedAsInvalid(broken);
         assertEquals(0, relay.terminate(Duration.ofSeconds(30)), relay.output());
     }
