@@ -49,16 +49,30 @@ public final class Topology {
     public static void declare(Channel channel, QueueType type) throws IOException {
         BrokerTopology topology = BrokerTopology.onClasspath();
         for (String exchange : topology.exchanges()) {
-            channel.exchangeDeclare(exchange, "topic", true, false, Map.of());
+            declareExchange(channel, exchange);
         }
         for (QueueDeclaration q : topology.queues()) {
-            Map<String, Object> arguments = queueArguments(q, type);
-            channel.queueDeclare(q.name(), true, false, false, arguments);
-            channel.queueDeclare(q.deadLetterQueue(), true, false, false, deadLetterArguments(q, arguments));
-            for (QueueDeclaration.Binding b : q.bindings()) {
-                for (String key : b.routingKeys()) {
-                    channel.queueBind(q.name(), b.exchange(), key);
-                }
+            declareQueue(channel, q, type);
+        }
+    }
+
+    /** A durable topic exchange, as every exchange of the outbox is. */
+    public static void declareExchange(Channel channel, String exchange) throws IOException {
+        channel.exchangeDeclare(exchange, "topic", true, false, Map.of());
+    }
+
+    /**
+     * One consumer queue, its dead-letter queue and its bindings, of {@code type} unless its
+     * declaration names its own {@code x-queue-type}. The broker refuses a queue that exists with
+     * other arguments (406), which closes {@code channel}.
+     */
+    public static void declareQueue(Channel channel, QueueDeclaration q, QueueType type) throws IOException {
+        Map<String, Object> arguments = queueArguments(q, type);
+        channel.queueDeclare(q.name(), true, false, false, arguments);
+        channel.queueDeclare(q.deadLetterQueue(), true, false, false, deadLetterArguments(q, arguments));
+        for (QueueDeclaration.Binding b : q.bindings()) {
+            for (String key : b.routingKeys()) {
+                channel.queueBind(q.name(), b.exchange(), key);
             }
         }
     }

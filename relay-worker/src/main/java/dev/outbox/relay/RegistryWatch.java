@@ -1,7 +1,9 @@
 package dev.outbox.relay;
 
+import dev.outbox.kernel.contract.MessageContracts;
 import dev.outbox.persistence.registry.MessageRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
@@ -28,6 +30,7 @@ final class RegistryWatch implements AutoCloseable {
     private final MessageRegistry registry;
     private final RelayContracts contracts;
     private final Function<Set<String>, Set<UUID>> retryParked;
+    private final TopologyHook topology;
     private final Duration poll;
     private final Thread thread;
     private final Object signal = new Object();
@@ -36,20 +39,41 @@ final class RegistryWatch implements AutoCloseable {
     private final AtomicLong retried = new AtomicLong();
     private boolean signalled; // guarded by signal
     private String digest; // only the watching thread, after start
+    private String queuesDigest; // likewise
     private volatile boolean running = true;
 
-    /**
-     * @param retryParked makes rows parked {@code CONTRACT_UNKNOWN} whose type is one of those given
-     *     due again, returning their ids
-     */
+    /** What the relay does with the registry's topology when it changes: declare it (RelayTopology). */
+    interface TopologyHook {
+        /** Nothing: the relay does not declare topology ({@code OUTBOX_RELAY_DECLARE_TOPOLOGY=false}). */
+        TopologyHook NONE = (contracts, queues) -> {};
+
+        void changed(MessageContracts contracts, List<MessageRegistry.RegisteredQueue> queues);
+    }
+
+    /** A watch of the contracts alone, for a relay that declares no topology. */
     RegistryWatch(
             MessageRegistry registry,
             RelayContracts contracts,
             Duration poll,
             Function<Set<String>, Set<UUID>> retryParked) {
+        this(registry, contracts, poll, retryParked, TopologyHook.NONE);
+    }
+
+    /**
+     * @param retryParked makes rows parked {@code CONTRACT_UNKNOWN} whose type is one of those given
+     *     due again, returning their ids
+     * @param topology told the contracts and the registered queues whenever either changed
+     */
+    RegistryWatch(
+            MessageRegistry registry,
+            RelayContracts contracts,
+            Duration poll,
+            Function<Set<String>, Set<UUID>> retryParked,
+            TopologyHook topology) {
         this.registry = registry;
         this.contracts = contracts;
         this.retryParked = retryParked;
+        this.topology = topology;
         this.poll = poll;
         this.thread = new Thread(this::run, "relay-registry");
         this.thread.setDaemon(true);
@@ -110,10 +134,20 @@ final class RegistryWatch implements AutoCloseable {
     /** Reads the registry when its digest differs from the last applied. */
     private void reload() {
         String now = registry.contractsDigest();
-        if (!now.equals(digest)) {
+        boolean contractsChanged = !now.equals(digest);
+        if (contractsChanged) {
             contracts.apply(registry.contracts());
             digest = now;
             reloads.incrementAndGet();
+        }
+        if (topology == TopologyHook.NONE) {
+            return;
+        }
+        // a contract changes the topology too: its exchange, and the queues bound to "contracts"
+        String queuesNow = registry.queuesDigest();
+        if (contractsChanged || !queuesNow.equals(queuesDigest)) {
+            topology.changed(contracts.current(), registry.queues());
+            queuesDigest = queuesNow;
         }
     }
 

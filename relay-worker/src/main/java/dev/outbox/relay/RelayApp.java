@@ -3,8 +3,6 @@ package dev.outbox.relay;
 import com.google.inject.Guice;
 import com.google.inject.Injector;
 import com.google.inject.Key;
-import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
 import dev.outbox.config.ConfigurationException;
 import dev.outbox.config.EndpointConfig;
 import dev.outbox.config.HealthReport;
@@ -14,9 +12,6 @@ import dev.outbox.config.Settings;
 import dev.outbox.config.StopBound;
 import dev.outbox.kernel.tracing.Tracing;
 import dev.outbox.messaging.BrokerSession;
-import dev.outbox.messaging.FailureDescriptions;
-import dev.outbox.messaging.QueueType;
-import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.Database;
 import dev.outbox.persistence.DatabaseConfig;
 import dev.outbox.persistence.relay.RelayRegistry;
@@ -26,7 +21,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -253,24 +247,6 @@ public final class RelayApp implements AutoCloseable {
     /** The port of {@code /metrics} and {@code /health}, or -1 when disabled. */
     public int httpPort() {
         return endpoint == null ? -1 : endpoint.port();
-    }
-
-    /**
-     * Declares the topology, but a relay whose user may not declare it still runs: publishing is
-     * what matters, and each publish is classified on its own (403, 404, 312).
-     */
-    static void declareTopology(Connection connection, QueueType queueType) throws IOException {
-        try (Channel ch = connection.createChannel()) {
-            Topology.declare(ch, queueType);
-        } catch (IOException e) {
-            if (e.getCause() instanceof com.rabbitmq.client.ShutdownSignalException sse && !sse.isHardError()) {
-                LOG.error("cannot declare the topology ({}); publishing anyway", FailureDescriptions.describe(sse));
-                return;
-            }
-            throw e;
-        } catch (TimeoutException e) {
-            throw new IOException("timed out closing the topology channel", e);
-        }
     }
 
     /** The notification listener, or null when {@code OUTBOX_RELAY_LISTEN=false}. */

@@ -150,8 +150,12 @@ public record RelayConfig(
             "how long SIGTERM waits for in-flight confirms");
     public static final Setting<Integer> MARK_BATCH_SIZE =
             Setting.integer("OUTBOX_RELAY_MARK_BATCH_SIZE", 1_000, 1, 50_000, "most outcomes per mark statement");
-    public static final Setting<Boolean> DECLARE_TOPOLOGY =
-            Setting.flag("OUTBOX_RELAY_DECLARE_TOPOLOGY", true, "declare exchange/queues/bindings at start");
+    public static final Setting<Boolean> DECLARE_TOPOLOGY = Setting.flag(
+            "OUTBOX_RELAY_DECLARE_TOPOLOGY",
+            true,
+            "declare the exchanges, queues and bindings of the relay's classpath and of the registry (every"
+                    + " registered contract's exchange, every registered queue) on each connection and when a"
+                    + " registration changes them");
     public static final Setting<Set<String>> UNORDERED_TYPES = Setting.words(
             "OUTBOX_RELAY_UNORDERED_TYPES",
             "message types published without waiting for earlier versions of their aggregate, in addition to those"
@@ -216,7 +220,7 @@ public record RelayConfig(
         return s.get(REGISTRY_POLL);
     }
 
-    /** Whether the relay declares the exchange, queues and bindings at start. */
+    /** Whether the relay declares the exchanges, queues and bindings it knows of. */
     static boolean declareTopology(Settings s) {
         return s.get(DECLARE_TOPOLOGY);
     }

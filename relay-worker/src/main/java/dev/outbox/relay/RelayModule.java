@@ -1,6 +1,7 @@
 package dev.outbox.relay;
 
 import com.google.inject.AbstractModule;
+import com.google.inject.Provider;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import dev.outbox.config.EndpointConfig;
@@ -41,6 +42,7 @@ import org.apache.ibatis.session.SqlSessionFactory;
  * stops them in reverse; building them starts nothing.
  */
 final class RelayModule extends AbstractModule {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RelayModule.class);
     private final Settings settings;
     private final RelayConfig config;
     private final DatabaseConfig database;
@@ -127,13 +129,26 @@ final class RelayModule extends AbstractModule {
         return Metrics.registry("outbox-relay");
     }
 
+    /** What the relay declares on each connection and on each registry change. */
     @Provides
     @Singleton
-    BrokerSession session(PrometheusMeterRegistry registry) {
+    RelayTopology topology(PrometheusMeterRegistry registry) {
+        RelayTopology topology =
+                new RelayTopology(broker.queueType(), config.contracts().current());
+        FunctionCounter.builder("outbox.relay.topology.refused", topology, RelayTopology::refused)
+                .description("exchanges and queues the broker refused to declare (406), or registered ones the"
+                        + " relay could not read; publishing goes on")
+                .register(registry);
+        return topology;
+    }
+
+    @Provides
+    @Singleton
+    BrokerSession session(PrometheusMeterRegistry registry, RelayTopology topology) {
         BrokerSession session = new BrokerSession(
                 broker,
                 new ExponentialBackoff(config.reconnectInitial(), config.reconnectMax()),
-                declareTopology ? c -> RelayApp.declareTopology(c, broker.queueType()) : c -> {});
+                declareTopology ? topology::declare : c -> {});
         Gauge.builder("outbox.broker.available", session, s -> s.isAvailable() ? 1 : 0)
                 .description("1 while the relay has a usable broker connection (circuit closed)")
                 .strongReference(true)
@@ -200,12 +215,20 @@ final class RelayModule extends AbstractModule {
     /** The registry's contracts kept in {@link RelayConfig#contracts}, for every part that checks rows. */
     @Provides
     @Singleton
-    RegistryWatch registryWatch(DataSource dataSource, OutboxStore store, PrometheusMeterRegistry registry) {
+    RegistryWatch registryWatch(
+            DataSource dataSource,
+            OutboxStore store,
+            RelayTopology topology,
+            Provider<BrokerSession> session,
+            PrometheusMeterRegistry registry) {
         RegistryWatch watch = new RegistryWatch(
                 new MessageRegistry(dataSource),
                 config.contracts(),
                 RelayConfig.registryPoll(settings),
-                types -> store.retryParked(ErrorCode.CONTRACT_UNKNOWN, types));
+                types -> store.retryParked(ErrorCode.CONTRACT_UNKNOWN, types),
+                declareTopology
+                        ? (contracts, queues) -> redeclare(topology, session.get(), contracts, queues)
+                        : RegistryWatch.TopologyHook.NONE);
         Gauge.builder("outbox.relay.registry.contracts", config.contracts(), RelayContracts::registered)
                 .description("message contracts registered in the database that the relay checks rows against")
                 .strongReference(true)
@@ -224,6 +247,32 @@ final class RelayModule extends AbstractModule {
                 .description("looks at the registry that failed; the relay kept what it knew")
                 .register(registry);
         return watch;
+    }
+
+    /**
+     * A registration changed the topology: declared now on the live connection, if there is one
+     * (a new connection declares it anyway). A connection failing meanwhile is the session's to
+     * handle; the next connection declares everything.
+     */
+    private static void redeclare(
+            RelayTopology topology,
+            BrokerSession session,
+            dev.outbox.kernel.contract.MessageContracts contracts,
+            java.util.List<MessageRegistry.RegisteredQueue> queues) {
+        if (!topology.apply(contracts, queues)) {
+            return;
+        }
+        com.rabbitmq.client.Connection connection = session.connection();
+        if (connection == null) {
+            return;
+        }
+        try {
+            topology.declare(connection);
+        } catch (java.io.IOException e) {
+            LOG.warn(
+                    "could not declare the registry's changed topology now ({}); the next connection will",
+                    e.getMessage());
+        }
     }
 
     /** Empty with {@code OUTBOX_RELAY_LISTEN=false} (and by default in CDC mode). */

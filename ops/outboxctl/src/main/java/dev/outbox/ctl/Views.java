@@ -161,7 +161,8 @@ final class Views {
                         + ": fix the bindings (rabbitmqctl list_bindings -p <vhost>), then outboxctl retry " + id;
             case "EXCHANGE_NOT_FOUND":
                 return "exchange " + exchange + " does not exist in the relay's vhost: declare it (restarting the"
-                        + " relay declares the topology), then outboxctl retry " + id;
+                        + " relay declares the exchange of every registered contract: is the producer's registered?), then"
+                        + " outboxctl retry " + id;
             case "ACCESS_REFUSED":
                 return "the relay's user may not write to " + exchange + " (rabbitmqctl list_permissions -p <vhost>):"
                         + " grant it, then outboxctl retry " + id;

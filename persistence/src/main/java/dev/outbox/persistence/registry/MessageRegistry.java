@@ -45,6 +45,13 @@ public final class MessageRegistry {
     public record RegisteredContract(
             String messageType, int version, String document, String registeredBy, Instant registeredAt) {}
 
+    /**
+     * One registered queue as stored: its declaration as its topology file has it ({@code
+     * "routingKeys": "contracts"} unexpanded), not yet checked.
+     */
+    public record RegisteredQueue(
+            String queue, String consumer, String declaration, int revision, String registeredBy, Instant updatedAt) {}
+
     /** A queue declaration's names, read before anything is written. */
     private record QueueNames(String queue, String consumer) {}
 
@@ -133,6 +140,37 @@ public final class MessageRegistry {
                 rs -> {
                     rs.next();
                     return rs.getString(1);
+                });
+    }
+
+    /** {@link #contractsDigest} for the queue declarations: equal digests, nothing changed. */
+    public String queuesDigest() {
+        return read(
+                "SELECT coalesce(md5(string_agg(queue_name || ' ' || revision || ' ' || md5(declaration::text), ','"
+                        + " ORDER BY queue_name)), '') FROM outbox_queue_declarations",
+                rs -> {
+                    rs.next();
+                    return rs.getString(1);
+                });
+    }
+
+    /** Every registered queue declaration, by queue name. */
+    public List<RegisteredQueue> queues() {
+        return read(
+                "SELECT queue_name, consumer_name, declaration::text, revision, registered_by, updated_at"
+                        + " FROM outbox_queue_declarations ORDER BY queue_name",
+                rs -> {
+                    List<RegisteredQueue> out = new ArrayList<>();
+                    while (rs.next()) {
+                        out.add(new RegisteredQueue(
+                                rs.getString(1),
+                                rs.getString(2),
+                                rs.getString(3),
+                                rs.getInt(4),
+                                rs.getString(5),
+                                rs.getTimestamp(6).toInstant()));
+                    }
+                    return out;
                 });
     }
 

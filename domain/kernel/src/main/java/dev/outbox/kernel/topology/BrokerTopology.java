@@ -94,6 +94,25 @@ public final class BrokerTopology {
     }
 
     /**
+     * The exchanges {@code contracts} name and {@code queues}, with the exchanges their bindings
+     * name: a topology assembled at run time (the relay's, from its classpath and the registry)
+     * rather than read from files. A queue named twice is taken from the later entry.
+     */
+    public static BrokerTopology of(MessageContracts contracts, java.util.Collection<QueueDeclaration> queues) {
+        Set<String> exchanges = new TreeSet<>();
+        contracts.all().forEach(c -> exchanges.add(c.exchange()));
+        Map<String, QueueDeclaration> byName = new TreeMap<>();
+        for (QueueDeclaration q : queues) {
+            byName.put(q.name(), q);
+            q.bindings().forEach(b -> exchanges.add(b.exchange()));
+        }
+        return new BrokerTopology(
+                java.util.Collections.unmodifiableSet(exchanges),
+                java.util.Collections.unmodifiableMap(byName),
+                Map.of());
+    }
+
+    /**
      * The queue's file as written ({@code "routingKeys": "contracts"} unexpanded): what the registry
      * stores, so that a contract registered later on the exchange binds too. A fresh copy.
      */
