@@ -1,6 +1,7 @@
 package dev.outbox.relay;
 
 import dev.outbox.kernel.contract.MessageContracts;
+import dev.outbox.persistence.outbox.OutboxStore;
 import dev.outbox.persistence.registry.MessageRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -27,9 +28,12 @@ import org.slf4j.LoggerFactory;
 final class RegistryWatch implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RegistryWatch.class);
 
+    /** How long {@link #close} waits for the watching thread (one look may be in a statement). */
+    static final Duration CLOSE_WAIT = PendingListener.CLOSE_WAIT;
+
     private final MessageRegistry registry;
     private final RelayContracts contracts;
-    private final Function<Set<String>, Set<UUID>> retryParked;
+    private final Function<Set<OutboxStore.TypeVersion>, Set<UUID>> retryParked;
     private final TopologyHook topology;
     private final Duration poll;
     private final Thread thread;
@@ -47,7 +51,11 @@ final class RegistryWatch implements AutoCloseable {
         /** Nothing: the relay does not declare topology ({@code OUTBOX_RELAY_DECLARE_TOPOLOGY=false}). */
         TopologyHook NONE = (contracts, queues) -> {};
 
+        /** The contracts or the registered queues changed. */
         void changed(MessageContracts contracts, List<MessageRegistry.RegisteredQueue> queues);
+
+        /** Every look, after any change: declare what is not declared yet, if it can. */
+        default void look() {}
     }
 
     /** A watch of the contracts alone, for a relay that declares no topology. */
@@ -55,12 +63,12 @@ final class RegistryWatch implements AutoCloseable {
             MessageRegistry registry,
             RelayContracts contracts,
             Duration poll,
-            Function<Set<String>, Set<UUID>> retryParked) {
+            Function<Set<OutboxStore.TypeVersion>, Set<UUID>> retryParked) {
         this(registry, contracts, poll, retryParked, TopologyHook.NONE);
     }
 
     /**
-     * @param retryParked makes rows parked {@code CONTRACT_UNKNOWN} whose type is one of those given
+     * @param retryParked makes rows parked {@code CONTRACT_UNKNOWN} whose type and version are one of those given
      *     due again, returning their ids
      * @param topology told the contracts and the registered queues whenever either changed
      */
@@ -68,7 +76,7 @@ final class RegistryWatch implements AutoCloseable {
             MessageRegistry registry,
             RelayContracts contracts,
             Duration poll,
-            Function<Set<String>, Set<UUID>> retryParked,
+            Function<Set<OutboxStore.TypeVersion>, Set<UUID>> retryParked,
             TopologyHook topology) {
         this.registry = registry;
         this.contracts = contracts;
@@ -122,7 +130,10 @@ final class RegistryWatch implements AutoCloseable {
      */
     void refresh() {
         reload();
-        Set<UUID> due = retryParked.apply(contracts.current().messageTypes());
+        topology.look();
+        // the registry's types only: a type on this relay's classpath alone would be made due here and
+        // parked again by a relay without it, and so on at every look
+        Set<UUID> due = retryParked.apply(contracts.registeredTypes());
         if (!due.isEmpty()) {
             retried.addAndGet(due.size());
             LOG.info(
@@ -174,7 +185,7 @@ final class RegistryWatch implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (RuntimeException e) {
+            } catch (Throwable e) { // NOPMD: the loop boundary; an Error must not end the watch unseen
                 failures.incrementAndGet();
                 if (failed++ == 0) {
                     // once per outage: the relay goes on with the contracts it knows
@@ -189,7 +200,7 @@ final class RegistryWatch implements AutoCloseable {
         running = false;
         thread.interrupt();
         try {
-            thread.join(PendingListener.CLOSE_WAIT.toMillis());
+            thread.join(CLOSE_WAIT.toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -236,6 +236,7 @@ public final class RelayApp implements AutoCloseable {
         if (module.liveness()) {
             bound = bound.then("liveness lock", RelayLiveness.CLOSE_WAIT.multipliedBy(2));
         }
+        bound = bound.then("registry watch", RegistryWatch.CLOSE_WAIT);
         return bound.then("pool", Database.closeBound(database)).thenSpans(module.tracing());
     }
 

@@ -8,6 +8,7 @@ import dev.outbox.kernel.json.Json;
 import dev.outbox.kernel.outbox.ErrorCode;
 import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.messaging.publish.AmqpMessageMapper;
+import dev.outbox.persistence.outbox.OutboxStore;
 import dev.outbox.persistence.registry.MessageRegistry.RegisteredContract;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -42,7 +43,12 @@ public final class RelayContracts {
     private static final Logger LOG = LoggerFactory.getLogger(RelayContracts.class);
 
     /** What the relay checks against now; replaced whole, never changed in place. */
-    private record Known(MessageContracts contracts, Set<String> unordered, int registered, int unusable) {}
+    private record Known(
+            MessageContracts contracts,
+            Set<String> unordered,
+            Set<OutboxStore.TypeVersion> registeredTypes,
+            int registered,
+            int unusable) {}
 
     /** A registered row's identity: the same type and version with another document is another row. */
     private record Row(String messageType, int version, String document) {}
@@ -83,11 +89,15 @@ public final class RelayContracts {
      */
     public AmqpMessageMapper.Mapped map(OutboxRecord row) {
         MessageContracts contracts = current();
-        if (parkUnregistered && !contracts.knows(row.messageType())) {
+        if (parkUnregistered
+                && contracts.find(row.messageType(), row.messageVersion()).isEmpty()) {
+            // a version not registered yet is the same wait as a type: its producer may register it
+            // a moment after writing, and the row must not be lost as PAYLOAD_INVALID meanwhile
             return new AmqpMessageMapper.Invalid(
                     ErrorCode.CONTRACT_UNKNOWN,
-                    "no contract for message type " + row.messageType() + " is registered or on the relay's"
-                            + " classpath; retried by the relay once its producer registers one");
+                    "no contract for message type " + row.messageType() + " v" + row.messageVersion()
+                            + " is registered or on the relay's classpath; retried by the relay once its producer"
+                            + " registers one");
         }
         return AmqpMessageMapper.map(row, contracts);
     }
@@ -100,6 +110,11 @@ public final class RelayContracts {
     /** The types published without waiting for earlier versions of their aggregate, now. */
     public Set<String> unorderedTypes() {
         return known.unordered();
+    }
+
+    /** The types and versions with a usable contract in the registry: what every relay reading it knows. */
+    Set<OutboxStore.TypeVersion> registeredTypes() {
+        return known.registeredTypes();
     }
 
     /** Registered contracts in use now. */
@@ -182,7 +197,14 @@ public final class RelayContracts {
                         type);
             }
         });
-        return new Known(merged, Collections.unmodifiableSet(unordered), registered.size(), unusable);
+        Set<OutboxStore.TypeVersion> registeredTypes = new java.util.HashSet<>();
+        registered.forEach(c -> registeredTypes.add(new OutboxStore.TypeVersion(c.messageType(), c.version())));
+        return new Known(
+                merged,
+                Collections.unmodifiableSet(unordered),
+                Collections.unmodifiableSet(registeredTypes),
+                registered.size(),
+                unusable);
     }
 
     private Parsed parse(RegisteredContract r) {

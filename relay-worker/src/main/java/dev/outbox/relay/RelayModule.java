@@ -226,9 +226,7 @@ final class RelayModule extends AbstractModule {
                 config.contracts(),
                 RelayConfig.registryPoll(settings),
                 types -> store.retryParked(ErrorCode.CONTRACT_UNKNOWN, types),
-                declareTopology
-                        ? (contracts, queues) -> redeclare(topology, session.get(), contracts, queues)
-                        : RegistryWatch.TopologyHook.NONE);
+                declareTopology ? declaring(topology, session) : RegistryWatch.TopologyHook.NONE);
         Gauge.builder("outbox.relay.registry.contracts", config.contracts(), RelayContracts::registered)
                 .description("message contracts registered in the database that the relay checks rows against")
                 .strongReference(true)
@@ -250,29 +248,34 @@ final class RelayModule extends AbstractModule {
     }
 
     /**
-     * A registration changed the topology: declared now on the live connection, if there is one
-     * (a new connection declares it anyway). A connection failing meanwhile is the session's to
-     * handle; the next connection declares everything.
+     * The registry's topology made current at each change, and declared at the next look on the
+     * live connection while it is behind: a change that came with no connection (or while the
+     * connection's own declaration read the topology before it) is declared as soon as one is there.
      */
-    private static void redeclare(
-            RelayTopology topology,
-            BrokerSession session,
-            dev.outbox.kernel.contract.MessageContracts contracts,
-            java.util.List<MessageRegistry.RegisteredQueue> queues) {
-        if (!topology.apply(contracts, queues)) {
-            return;
-        }
-        com.rabbitmq.client.Connection connection = session.connection();
-        if (connection == null) {
-            return;
-        }
-        try {
-            topology.declare(connection);
-        } catch (java.io.IOException e) {
-            LOG.warn(
-                    "could not declare the registry's changed topology now ({}); the next connection will",
-                    e.getMessage());
-        }
+    private static RegistryWatch.TopologyHook declaring(RelayTopology topology, Provider<BrokerSession> session) {
+        return new RegistryWatch.TopologyHook() {
+            @Override
+            public void changed(
+                    dev.outbox.kernel.contract.MessageContracts contracts,
+                    java.util.List<MessageRegistry.RegisteredQueue> queues) {
+                topology.apply(contracts, queues);
+            }
+
+            @Override
+            public void look() {
+                com.rabbitmq.client.Connection connection = session.get().connection();
+                if (!topology.behind() || connection == null) {
+                    return;
+                }
+                try {
+                    topology.declare(connection);
+                } catch (java.io.IOException | com.rabbitmq.client.AlreadyClosedException e) {
+                    LOG.warn(
+                            "could not declare the registry's topology now ({}); trying again at the next look",
+                            e.getMessage());
+                }
+            }
+        };
     }
 
     /** Empty with {@code OUTBOX_RELAY_LISTEN=false} (and by default in CDC mode). */

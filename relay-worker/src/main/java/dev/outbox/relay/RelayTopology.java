@@ -47,6 +47,10 @@ final class RelayTopology {
 
     private final QueueType queueType;
     private final AtomicLong refused = new AtomicLong();
+    /** Counts the topologies {@link #apply} made; {@code declared} is the last one declared whole. */
+    private final AtomicLong version = new AtomicLong();
+
+    private volatile long declared = -1;
     private final Set<String> reported = new HashSet<>(); // guarded by this
     private volatile BrokerTopology current;
 
@@ -96,6 +100,7 @@ final class RelayTopology {
         boolean changed = !before.exchanges().equals(after.exchanges())
                 || !before.queues().equals(after.queues());
         if (changed) {
+            version.incrementAndGet();
             LOG.info(
                     "relay declares exchanges {} and queues {}",
                     after.exchanges(),
@@ -110,6 +115,7 @@ final class RelayTopology {
      * @throws IOException only when the connection itself fails; the next connection declares again
      */
     void declare(Connection connection) throws IOException {
+        long v = version.get();
         BrokerTopology t = current;
         for (String exchange : t.exchanges()) {
             declareOne(connection, "exchange " + exchange, ch -> Topology.declareExchange(ch, exchange));
@@ -117,6 +123,17 @@ final class RelayTopology {
         for (QueueDeclaration q : t.queues()) {
             declareOne(connection, "queue " + q.name(), ch -> Topology.declareQueue(ch, q, queueType));
         }
+        synchronized (this) {
+            declared = Math.max(declared, v);
+        }
+    }
+
+    /**
+     * Whether a topology {@link #apply} made has not been declared yet: a registration that came
+     * while there was no connection, or while the connection's own declaration read the one before.
+     */
+    boolean behind() {
+        return declared < version.get();
     }
 
     private void declareOne(Connection connection, String what, ChannelWork work) throws IOException {
@@ -138,6 +155,13 @@ final class RelayTopology {
                 return;
             }
             throw e;
+        } catch (RuntimeException e) {
+            // refused by the client before anything was sent (a name over AMQP's 255 bytes, say):
+            // this declaration only; a channel that may await an answer is aborted, not closed
+            refused.incrementAndGet();
+            LOG.error("cannot declare {} ({}); publishing goes on", what, e.toString());
+            channel.abort();
+            return;
         } finally {
             if (channel.isOpen()) {
                 try {

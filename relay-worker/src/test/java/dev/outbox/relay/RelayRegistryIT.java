@@ -71,6 +71,25 @@ class RelayRegistryIT {
                 ((Number) fx.db.scalar("SELECT attempt_count FROM message_outbox WHERE id = ?", early)).intValue(),
                 "a fresh attempt budget: one attempt, the publish");
         assertTrue(relay.relay().config().contracts().current().knows(PROBE));
+
+        // a version not registered yet waits the same way, rather than being lost as PAYLOAD_INVALID
+        UUID v2 = UUID.randomUUID();
+        fx.db.update(
+                "INSERT INTO message_outbox (id, aggregate_type, aggregate_id, message_type, message_version,"
+                        + " exchange_name, routing_key, payload) VALUES (?, 'order', 'p-1', ?, 2, 'orders.events', ?,"
+                        + " '{\"probeId\": \"p-1\", \"count\": 2}')",
+                v2,
+                PROBE,
+                PROBE);
+        await().atMost(WAIT).until(() -> "PARKED".equals(fx.status(v2)));
+        assertEquals("CONTRACT_UNKNOWN", fx.db.scalar("SELECT last_error_code FROM message_outbox WHERE id = ?", v2));
+        new MessageRegistry(fx.db.dataSource())
+                .registerContracts(
+                        List.of(RelayContractsIT.parsed(RelayContractsIT.contract(PROBE, 2, false), PROBE, 2)),
+                        "probe-service");
+        assertEquals(
+                List.of(v2.toString()),
+                wire.await(1, WAIT).stream().map(TestBroker.Received::messageId).toList());
     }
 
     /** A row for the probe type that honours its contract, as any SQL client may write it. */

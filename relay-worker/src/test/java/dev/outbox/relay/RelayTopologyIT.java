@@ -84,6 +84,8 @@ class RelayTopologyIT {
     /** The id of the message waiting in {@code queue}, taken off it. */
     private String takeOne(String queue) {
         AtomicReference<String> id = new AtomicReference<>();
+        // a get from a queue not declared yet would close the channel (404)
+        await().atMost(WAIT).until(() -> fx.broker.messageCount(queue) >= 0);
         await().atMost(WAIT).until(() -> {
             fx.broker.withChannel(ch -> {
                 GetResponse r = ch.basicGet(queue, true);
@@ -96,12 +98,15 @@ class RelayTopologyIT {
         return id.get();
     }
 
-    private RelayApp startRelay() {
-        return closing.add(RelayApp.start(new Settings(fx.env("OUTBOX_RELAY_REGISTRY_POLL", "1h"))));
+    /** A relay connected to the broker, its first declaration done (the session is available after it). */
+    private RelayApp startRelay() throws InterruptedException {
+        RelayApp relay = closing.add(RelayApp.start(new Settings(fx.env("OUTBOX_RELAY_REGISTRY_POLL", "1h"))));
+        assertTrue(relay.session().awaitAvailable(WAIT), "the relay's broker session is up");
+        return relay;
     }
 
     @Test
-    void whatWasRegisteredBeforeTheRelayStartedIsDeclaredAndRoutes() {
+    void whatWasRegisteredBeforeTheRelayStartedIsDeclaredAndRoutes() throws Exception {
         register(List.of(queue(QUEUE)));
         startRelay();
 
@@ -112,8 +117,9 @@ class RelayTopologyIT {
     }
 
     @Test
-    void aQueueRegisteredWhileTheRelayRunsIsDeclaredWithoutARestart() {
+    void aQueueRegisteredWhileTheRelayRunsIsDeclaredWithoutARestart() throws Exception {
         startRelay();
+        assertEquals(-1, fx.broker.messageCount(QUEUE), "not declared by the relay's first declaration");
         register(List.of(queue(QUEUE)));
         // declared by the relay on hearing the registration: nothing else in this test declares it
         await().atMost(WAIT).until(() -> fx.broker.messageCount(QUEUE) >= 0);

@@ -70,13 +70,16 @@ public interface OutboxMapper {
     List<UUID> retryNow(@Param("ids") UUID[] ids);
 
     /**
-     * The relay's retry of rows parked with {@code code} whose message type is one of {@code
-     * types}: due now with a fresh attempt budget, like {@link #retryNow}.
+     * The relay's retry of rows parked with {@code code} whose message type and version are one of
+     * {@code types[i]} at {@code versions[i]}: due now with a fresh attempt budget, like {@link
+     * #retryNow}.
      */
-    List<UUID> retryParked(@Param("code") String code, @Param("types") String[] types);
+    List<UUID> retryParked(
+            @Param("code") String code, @Param("types") String[] types, @Param("versions") Integer[] versions);
 
     /** Whether any row is parked with {@code code} and one of {@code types}: a read, no lock taken. */
-    boolean hasParked(@Param("code") String code, @Param("types") String[] types);
+    boolean hasParked(
+            @Param("code") String code, @Param("types") String[] types, @Param("versions") Integer[] versions);
 
     /** Confirmed rows become {@code PUBLISHED}. */
     List<UUID> markPublished(

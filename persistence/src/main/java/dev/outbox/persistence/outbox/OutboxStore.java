@@ -201,20 +201,25 @@ public class OutboxStore {
     }
 
     /**
-     * Makes rows parked with {@code code} due again when their message type is one of {@code
-     * types} (the relay, once the cause is gone); returns the ids changed.
+     * Makes rows parked with {@code code} due again when their message type and version are one
+     * of {@code types} (the relay, once the cause is gone: a contract registered for them);
+     * returns the ids changed. A read first: a look that finds nothing takes no write lock.
      */
     @Transactional(force = true)
-    public Set<UUID> retryParked(ErrorCode code, Collection<String> types) {
+    public Set<UUID> retryParked(ErrorCode code, Collection<TypeVersion> types) {
         if (types.isEmpty()) {
             return Set.of();
         }
-        String[] named = types.toArray(String[]::new);
-        if (!mapper.hasParked(code.name(), named)) {
+        String[] names = types.stream().map(TypeVersion::messageType).toArray(String[]::new);
+        Integer[] versions = types.stream().map(TypeVersion::version).toArray(Integer[]::new);
+        if (!mapper.hasParked(code.name(), names, versions)) {
             return Set.of();
         }
-        return new HashSet<>(mapper.retryParked(code.name(), named));
+        return new HashSet<>(mapper.retryParked(code.name(), names, versions));
     }
+
+    /** A message type at one version. */
+    public record TypeVersion(String messageType, int version) {}
 
     @Transactional
     public Optional<OutboxRecord> find(UUID id) {
