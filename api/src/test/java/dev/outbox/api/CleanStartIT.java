@@ -27,6 +27,13 @@ class CleanStartIT {
         env.put("OUTBOX_HTTP_HOST", "127.0.0.1");
         env.put("OUTBOX_OPS_TOKEN", "operator-token");
 
+        // an earlier test's server may still be shutting down: Grizzly's shutdown thread logs a WARN
+        // (GRIZZLY0030) of its own, which is not this start's; wait until those threads are done
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().contains("-Shutdown-Thread")) {
+                t.join(java.time.Duration.ofSeconds(15).toMillis());
+            }
+        }
         Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
         ListAppender<ILoggingEvent> captured = new ListAppender<>();
         captured.start();
