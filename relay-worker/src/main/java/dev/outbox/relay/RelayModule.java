@@ -226,7 +226,9 @@ final class RelayModule extends AbstractModule {
                 config.contracts(),
                 RelayConfig.registryPoll(settings),
                 types -> store.retryParked(ErrorCode.CONTRACT_UNKNOWN, types),
-                declareTopology ? declaring(topology, session) : RegistryWatch.TopologyHook.NONE);
+                declareTopology
+                        ? declaring(topology, session, routable(topology, store, config.lease(), registry))
+                        : RegistryWatch.TopologyHook.NONE);
         Gauge.builder("outbox.relay.registry.contracts", config.contracts(), RelayContracts::registered)
                 .description("message contracts registered in the database that the relay checks rows against")
                 .strongReference(true)
@@ -252,7 +254,18 @@ final class RelayModule extends AbstractModule {
      * live connection while it is behind: a change that came with no connection (or while the
      * connection's own declaration read the topology before it) is declared as soon as one is there.
      */
-    private static RegistryWatch.TopologyHook declaring(RelayTopology topology, Provider<BrokerSession> session) {
+    private static RoutableAgain routable(
+            RelayTopology topology, OutboxStore store, Duration lease, PrometheusMeterRegistry registry) {
+        RoutableAgain routable = new RoutableAgain(topology::declared, store::retryRoutable, lease);
+        FunctionCounter.builder("outbox.relay.topology.retried", routable, RoutableAgain::retried)
+                .description("rows parked EXCHANGE_NOT_FOUND or UNROUTABLE the relay made due again once it had"
+                        + " declared the exchange or binding that routes them")
+                .register(registry);
+        return routable;
+    }
+
+    private static RegistryWatch.TopologyHook declaring(
+            RelayTopology topology, Provider<BrokerSession> session, RoutableAgain routable) {
         return new RegistryWatch.TopologyHook() {
             @Override
             public void changed(
@@ -264,16 +277,17 @@ final class RelayModule extends AbstractModule {
             @Override
             public void look() {
                 com.rabbitmq.client.Connection connection = session.get().connection();
-                if (!topology.behind() || connection == null) {
-                    return;
+                if (topology.behind() && connection != null) {
+                    try {
+                        topology.declare(connection);
+                    } catch (java.io.IOException | com.rabbitmq.client.AlreadyClosedException e) {
+                        LOG.warn(
+                                "could not declare the registry's topology now ({}); trying again at the next look",
+                                e.getMessage());
+                    }
                 }
-                try {
-                    topology.declare(connection);
-                } catch (java.io.IOException | com.rabbitmq.client.AlreadyClosedException e) {
-                    LOG.warn(
-                            "could not declare the registry's topology now ({}); trying again at the next look",
-                            e.getMessage());
-                }
+                // after any declaration, this look's or a connection's: what it routes goes out now
+                routable.look();
             }
         };
     }

@@ -12,11 +12,14 @@ import dev.outbox.kernel.topology.BrokerTopology;
 import dev.outbox.kernel.topology.QueueDeclaration;
 import dev.outbox.messaging.FailureDescriptions;
 import dev.outbox.messaging.QueueType;
+import dev.outbox.messaging.TopicPatterns;
 import dev.outbox.messaging.Topology;
+import dev.outbox.persistence.outbox.OutboxStore.Routes;
 import dev.outbox.persistence.registry.MessageRegistry.RegisteredQueue;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
@@ -51,6 +54,10 @@ final class RelayTopology {
     private final AtomicLong version = new AtomicLong();
 
     private volatile long declared = -1;
+    /** Counts whole declarations on a connection; {@code routes} is what the last one made exist. */
+    private final AtomicLong rounds = new AtomicLong();
+
+    private volatile Declared routes;
     private final Set<String> reported = new HashSet<>(); // guarded by this
     private volatile BrokerTopology current;
 
@@ -62,6 +69,19 @@ final class RelayTopology {
     /** What the relay declares now. */
     BrokerTopology current() {
         return current;
+    }
+
+    /**
+     * What a whole declaration on a connection made exist on the broker: the exchanges it declared,
+     * and the bindings of the queues it declared on those exchanges.
+     *
+     * @param round counts the declarations; each may have re-made what the broker had lost
+     */
+    record Declared(long round, Routes routes) {}
+
+    /** What the last whole declaration made exist; empty before the first. */
+    java.util.Optional<Declared> declared() {
+        return java.util.Optional.ofNullable(routes);
     }
 
     /** Declarations the broker refused (406 and the like), or the relay could not read. */
@@ -117,14 +137,26 @@ final class RelayTopology {
     void declare(Connection connection) throws IOException {
         long v = version.get();
         BrokerTopology t = current;
+        Set<String> exchanges = new LinkedHashSet<>();
         for (String exchange : t.exchanges()) {
-            declareOne(connection, "exchange " + exchange, ch -> Topology.declareExchange(ch, exchange));
+            if (declareOne(connection, "exchange " + exchange, ch -> Topology.declareExchange(ch, exchange))) {
+                exchanges.add(exchange);
+            }
         }
+        List<Routes.Binding> bindings = new ArrayList<>();
         for (QueueDeclaration q : t.queues()) {
-            declareOne(connection, "queue " + q.name(), ch -> Topology.declareQueue(ch, q, queueType));
+            if (declareOne(connection, "queue " + q.name(), ch -> Topology.declareQueue(ch, q, queueType))) {
+                // on the exchanges declared here only: those are topic exchanges, as the patterns assume
+                q.bindings().stream()
+                        .filter(b -> exchanges.contains(b.exchange()))
+                        .forEach(b -> b.routingKeys()
+                                .forEach(key ->
+                                        bindings.add(new Routes.Binding(b.exchange(), TopicPatterns.regex(key)))));
+            }
         }
         synchronized (this) {
             declared = Math.max(declared, v);
+            routes = new Declared(rounds.incrementAndGet(), new Routes(exchanges, bindings));
         }
     }
 
@@ -136,13 +168,15 @@ final class RelayTopology {
         return declared < version.get();
     }
 
-    private void declareOne(Connection connection, String what, ChannelWork work) throws IOException {
+    /** @return whether the broker declared it */
+    private boolean declareOne(Connection connection, String what, ChannelWork work) throws IOException {
         Channel channel = connection.createChannel();
         if (channel == null) {
             throw new IOException("no channel left on the connection to declare " + what);
         }
         try {
             work.run(channel);
+            return true;
         } catch (IOException e) {
             if (e.getCause() instanceof ShutdownSignalException sse && !sse.isHardError()) {
                 // the channel is closed; the connection, and publishing on it, go on
@@ -152,7 +186,7 @@ final class RelayTopology {
                                 + " routed is parked as the broker answers it",
                         what,
                         FailureDescriptions.describe(sse));
-                return;
+                return false;
             }
             throw e;
         } catch (RuntimeException e) {
@@ -161,7 +195,7 @@ final class RelayTopology {
             refused.incrementAndGet();
             LOG.error("cannot declare {} ({}); publishing goes on", what, e.toString());
             channel.abort();
-            return;
+            return false;
         } finally {
             if (channel.isOpen()) {
                 try {

@@ -129,6 +129,35 @@ class RelayTopologyIT {
         assertEquals(id.toString(), takeOne(QUEUE));
     }
 
+    /**
+     * A row written before its producer registered goes to an exchange nobody declared (parked
+     * EXCHANGE_NOT_FOUND); once the contract is registered the relay declares the exchange and
+     * the row goes out by itself, to no queue yet (parked UNROUTABLE); once a consumer registers
+     * its queue it goes out by itself again and arrives. No operator, no restart.
+     */
+    @Test
+    void aRowParkedForWantOfItsExchangeOrQueueGoesOutOnceTheyAreRegistered() throws Exception {
+        RelayApp relay = startRelay();
+        UUID id = insertProbe();
+        await().atMost(WAIT).until(() -> "EXCHANGE_NOT_FOUND".equals(errorCode(id)));
+        assertEquals("PARKED", fx.status(id));
+
+        register(List.of());
+
+        await().atMost(WAIT).until(() -> "UNROUTABLE".equals(errorCode(id)));
+        await().atMost(WAIT).until(() -> "PARKED".equals(fx.status(id)));
+
+        register(List.of(queue(QUEUE)));
+
+        assertEquals(id.toString(), takeOne(QUEUE));
+        await().atMost(WAIT).until(() -> "PUBLISHED".equals(fx.status(id)));
+        assertEquals(2.0, metric(relay, "outbox_relay_topology_retried_total"), "made due once for each registration");
+    }
+
+    private String errorCode(UUID id) {
+        return (String) fx.db.scalar("SELECT last_error_code FROM message_outbox WHERE id = ?", id);
+    }
+
     @Test
     void aQueueTheBrokerRefusesIsReportedAndNeitherTheRestNorPublishingStops() throws Exception {
         // the queue exists with other arguments: declaring it as registered is refused with 406
@@ -140,16 +169,16 @@ class RelayTopologyIT {
 
         assertEquals(id.toString(), takeOne(QUEUE), "the queue declared after the refused one is there");
         await().atMost(WAIT).until(() -> "PUBLISHED".equals(fx.status(id)));
-        assertTrue(refusedDeclarations(relay) >= 1, "the refusal is counted");
+        assertTrue(metric(relay, "outbox_relay_topology_refused_total") >= 1, "the refusal is counted");
     }
 
-    private static double refusedDeclarations(RelayApp relay) throws Exception {
+    private static double metric(RelayApp relay, String name) throws Exception {
         HttpResponse<String> metrics = HttpClient.newHttpClient()
                 .send(
                         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + relay.httpPort() + "/metrics"))
                                 .build(),
                         HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-        Matcher m = Pattern.compile("(?m)^outbox_relay_topology_refused_total(?:\\{[^}]*\\})? (\\S+)$")
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "(?:\\{[^}]*\\})? (\\S+)$")
                 .matcher(metrics.body());
         assertTrue(m.find(), metrics.body());
         return Double.parseDouble(m.group(1));

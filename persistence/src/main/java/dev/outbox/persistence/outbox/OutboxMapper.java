@@ -81,6 +81,28 @@ public interface OutboxMapper {
     boolean hasParked(
             @Param("code") String code, @Param("types") String[] types, @Param("versions") Integer[] versions);
 
+    /**
+     * Rows parked {@code EXCHANGE_NOT_FOUND} on one of {@code exchanges}, or {@code UNROUTABLE} on
+     * an exchange whose routing key one of the bindings ({@code bindingExchanges[i]}, {@code
+     * keyRegexes[i]}) matches, due before {@code cutoff} (any when null), made {@code PENDING}
+     * with a fresh attempt budget; returns their ids.
+     */
+    List<UUID> retryRoutable(
+            @Param("exchanges") String[] exchanges,
+            @Param("bindingExchanges") String[] bindingExchanges,
+            @Param("keyRegexes") String[] keyRegexes,
+            @Param("cutoff") java.time.Instant cutoff);
+
+    /** Whether {@link #retryRoutable} would change a row: a read, no lock taken. */
+    boolean hasRoutableParked(
+            @Param("exchanges") String[] exchanges,
+            @Param("bindingExchanges") String[] bindingExchanges,
+            @Param("keyRegexes") String[] keyRegexes,
+            @Param("cutoff") java.time.Instant cutoff);
+
+    /** The database's {@code now()}: the time its current transaction started. */
+    java.time.Instant transactionStart();
+
     /** Confirmed rows become {@code PUBLISHED}. */
     List<UUID> markPublished(
             @Param("relayId") String relayId, @Param("ids") UUID[] ids, @Param("tokens") Long[] tokens);

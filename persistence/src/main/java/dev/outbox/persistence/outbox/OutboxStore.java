@@ -7,6 +7,7 @@ import dev.outbox.persistence.relay.RelayLock;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -217,6 +218,49 @@ public class OutboxStore {
         }
         return new HashSet<>(mapper.retryParked(code.name(), names, versions));
     }
+
+    /**
+     * Makes rows parked {@code EXCHANGE_NOT_FOUND} or {@code UNROUTABLE} due again when {@code
+     * routes} route them now and they were due before {@code cutoff} (any, when null): the relay,
+     * after it declared the exchanges and bindings a registration named. A read first, as {@link
+     * #retryParked}.
+     *
+     * @return the ids changed, and the database's time of this transaction: the cutoff that makes
+     *     a later call leave alone the rows this one made due, should they park again
+     */
+    @Transactional(force = true)
+    public Retried retryRoutable(Routes routes, Instant cutoff) {
+        Instant at = mapper.transactionStart();
+        if (routes.exchanges().isEmpty()) {
+            return new Retried(Set.of(), at);
+        }
+        String[] exchanges = routes.exchanges().toArray(String[]::new);
+        String[] bindingExchanges =
+                routes.bindings().stream().map(Routes.Binding::exchange).toArray(String[]::new);
+        String[] keyRegexes =
+                routes.bindings().stream().map(Routes.Binding::keyRegex).toArray(String[]::new);
+        if (!mapper.hasRoutableParked(exchanges, bindingExchanges, keyRegexes, cutoff)) {
+            return new Retried(Set.of(), at);
+        }
+        return new Retried(new HashSet<>(mapper.retryRoutable(exchanges, bindingExchanges, keyRegexes, cutoff)), at);
+    }
+
+    /**
+     * Where the broker routes now: exchanges that exist, and bindings on them, each binding key
+     * as a regular expression over {@code '.' || routing_key} (messaging's {@code TopicPatterns}).
+     */
+    public record Routes(Set<String> exchanges, List<Binding> bindings) {
+        public Routes {
+            exchanges = Set.copyOf(exchanges);
+            bindings = List.copyOf(bindings);
+        }
+
+        /** A binding of a topic exchange. */
+        public record Binding(String exchange, String keyRegex) {}
+    }
+
+    /** The rows a retry made due, and when (the database's clock). */
+    public record Retried(Set<UUID> ids, Instant at) {}
 
     /** A message type at one version. */
     public record TypeVersion(String messageType, int version) {}

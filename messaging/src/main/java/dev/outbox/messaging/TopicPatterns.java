@@ -1,0 +1,45 @@
+package dev.outbox.messaging;
+
+/**
+ * A topic exchange's binding key as a regular expression, for asking a database which parked rows
+ * a binding would route now. The expression is PostgreSQL's (an ARE, for {@code ~}), and it
+ * matches a routing key <em>with a dot in front</em> ({@code '.' || routing_key}): each word of the key then starts with a dot, so {@code
+ * #} (zero or more words) can take its dot along or leave nothing behind.
+ *
+ * <p>The broker's rules: the key and the binding are split into words on {@code .}; a word may
+ * be empty; {@code *} matches exactly one word, {@code #} zero or more, any other word itself.
+ */
+public final class TopicPatterns {
+    private TopicPatterns() {}
+
+    /** The expression matching {@code "." + routingKey} exactly when the broker routes {@code routingKey} by {@code bindingKey}. */
+    public static String regex(String bindingKey) {
+        StringBuilder regex = new StringBuilder("^");
+        for (String word : bindingKey.split("\\.", -1)) {
+            switch (word) {
+                case "*" -> regex.append("\\.[^.]*");
+                case "#" -> regex.append("(?:\\.[^.]*)*");
+                default -> {
+                    regex.append("\\.");
+                    literal(regex, word);
+                }
+            }
+        }
+        return regex.append('$').toString();
+    }
+
+    /**
+     * Every ASCII character other than a letter or digit escaped with a backslash (PostgreSQL reads
+     * {@code \} before such a character as the character itself); letters, digits and anything
+     * beyond ASCII are never special and stand as they are.
+     */
+    private static void literal(StringBuilder regex, String word) {
+        word.codePoints().forEach(c -> {
+            boolean plain = c >= 128 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+            if (!plain) {
+                regex.append('\\');
+            }
+            regex.appendCodePoint(c);
+        });
+    }
+}
