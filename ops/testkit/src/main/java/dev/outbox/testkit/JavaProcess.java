@@ -64,6 +64,30 @@ public final class JavaProcess implements AutoCloseable {
     }
 
     /**
+     * Starts {@code mainClass} on the class path of shipped jars, as {@code java -cp a.jar:b.jar
+     * Main} does: each jar's manifest adds its own {@code Class-Path}, the test's class path adds
+     * nothing.
+     */
+    public static JavaProcess startShipped(
+            String name, List<Path> jars, String mainClass, Map<String, String> env, String... args)
+            throws IOException {
+        for (Path jar : jars) {
+            if (!Files.isRegularFile(jar)) {
+                throw new IllegalStateException(jar + " is missing; it is built by `mvn package`");
+            }
+        }
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(QUICK_START);
+        command.add("-cp");
+        command.add(String.join(
+                java.io.File.pathSeparator, jars.stream().map(Path::toString).toList()));
+        command.add(mainClass);
+        command.addAll(List.of(args));
+        return launch(name, command, env);
+    }
+
+    /**
      * Starts inside a {@link NetworkSandbox}: {@code ip netns exec} execs the JVM, so {@link #pid()}
      * is the JVM's own and signals reach it.
      */
