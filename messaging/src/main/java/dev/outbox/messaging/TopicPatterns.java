@@ -3,17 +3,22 @@ package dev.outbox.messaging;
 /**
  * A topic exchange's binding key as a regular expression, for asking a database which parked rows
  * a binding would route now. The expression is PostgreSQL's (an ARE, for {@code ~}), and it
- * matches a routing key <em>with a dot in front</em> ({@code '.' || routing_key}): each word of the key then starts with a dot, so {@code
- * #} (zero or more words) can take its dot along or leave nothing behind.
+ * matches the routing key with a dot in front of each of its words, so {@code #} (zero or more
+ * words) can take its dot along or leave nothing behind: in SQL, {@code CASE WHEN routing_key =
+ * '' THEN '' ELSE '.' || routing_key END}, the empty key having no word.
  *
- * <p>The broker's rules: the key and the binding are split into words on {@code .}; a word may
- * be empty; {@code *} matches exactly one word, {@code #} zero or more, any other word itself.
+ * <p>The broker's rules: the key and the binding are split into words on {@code .}, a word may be
+ * empty, and the empty key (or binding) has no word at all; {@code *} matches exactly one word,
+ * {@code #} zero or more, any other word itself.
  */
 public final class TopicPatterns {
     private TopicPatterns() {}
 
-    /** The expression matching {@code "." + routingKey} exactly when the broker routes {@code routingKey} by {@code bindingKey}. */
+    /** The expression matching a key so written exactly when the broker routes it by {@code bindingKey}. */
     public static String regex(String bindingKey) {
+        if (bindingKey.isEmpty()) {
+            return "^$"; // no word: the empty key only
+        }
         StringBuilder regex = new StringBuilder("^");
         for (String word : bindingKey.split("\\.", -1)) {
             switch (word) {

@@ -70,6 +70,14 @@ public final class Topology {
         Map<String, Object> arguments = queueArguments(q, type);
         channel.queueDeclare(q.name(), true, false, false, arguments);
         channel.queueDeclare(q.deadLetterQueue(), true, false, false, deadLetterArguments(q, arguments));
+        bindQueue(channel, q);
+    }
+
+    /**
+     * The bindings of a queue alone: for a queue that exists with other arguments than {@code q}
+     * says (its declaration refused with 406), whose bindings still route what they name.
+     */
+    public static void bindQueue(Channel channel, QueueDeclaration q) throws IOException {
         for (QueueDeclaration.Binding b : q.bindings()) {
             for (String key : b.routingKeys()) {
                 channel.queueBind(q.name(), b.exchange(), key);

@@ -144,11 +144,18 @@ final class RelayModule extends AbstractModule {
 
     @Provides
     @Singleton
-    BrokerSession session(PrometheusMeterRegistry registry, RelayTopology topology) {
+    BrokerSession session(PrometheusMeterRegistry registry, RelayTopology topology, Provider<RegistryWatch> watch) {
         BrokerSession session = new BrokerSession(
                 broker,
                 new ExponentialBackoff(config.reconnectInitial(), config.reconnectMax()),
-                declareTopology ? topology::declare : c -> {});
+                declareTopology
+                        ? connection -> {
+                            topology.declare(connection);
+                            // what this declaration re-made routes the rows parked for want of it:
+                            // the watch looks now, not at its next poll
+                            watch.get().changed();
+                        }
+                        : c -> {});
         Gauge.builder("outbox.broker.available", session, s -> s.isAvailable() ? 1 : 0)
                 .description("1 while the relay has a usable broker connection (circuit closed)")
                 .strongReference(true)
@@ -227,7 +234,7 @@ final class RelayModule extends AbstractModule {
                 RelayConfig.registryPoll(settings),
                 types -> store.retryParked(ErrorCode.CONTRACT_UNKNOWN, types),
                 declareTopology
-                        ? declaring(topology, session, routable(topology, store, config.lease(), registry))
+                        ? declaring(topology, session, routable(topology, store, registry))
                         : RegistryWatch.TopologyHook.NONE);
         Gauge.builder("outbox.relay.registry.contracts", config.contracts(), RelayContracts::registered)
                 .description("message contracts registered in the database that the relay checks rows against")
@@ -254,12 +261,14 @@ final class RelayModule extends AbstractModule {
      * live connection while it is behind: a change that came with no connection (or while the
      * connection's own declaration read the topology before it) is declared as soon as one is there.
      */
-    private static RoutableAgain routable(
-            RelayTopology topology, OutboxStore store, Duration lease, PrometheusMeterRegistry registry) {
-        RoutableAgain routable = new RoutableAgain(topology::declared, store::retryRoutable, lease);
+    private static RoutableAgain routable(RelayTopology topology, OutboxStore store, PrometheusMeterRegistry registry) {
+        RoutableAgain routable = new RoutableAgain(topology::declared, store::retryRoutable);
         FunctionCounter.builder("outbox.relay.topology.retried", routable, RoutableAgain::retried)
                 .description("rows parked EXCHANGE_NOT_FOUND or UNROUTABLE the relay made due again once it had"
                         + " declared the exchange or binding that routes them")
+                .register(registry);
+        FunctionCounter.builder("outbox.relay.topology.retry.failures", routable, RoutableAgain::failures)
+                .description("looks for rows the relay's declarations route that failed; the next look tries again")
                 .register(registry);
         return routable;
     }

@@ -76,8 +76,9 @@ final class RelayTopology {
      * and the bindings of the queues it declared on those exchanges.
      *
      * @param round counts the declarations; each may have re-made what the broker had lost
+     * @param version the topology it declared ({@link #apply} counts them)
      */
-    record Declared(long round, Routes routes) {}
+    record Declared(long round, long version, Routes routes) {}
 
     /** What the last whole declaration made exist; empty before the first. */
     java.util.Optional<Declared> declared() {
@@ -143,9 +144,12 @@ final class RelayTopology {
                 exchanges.add(exchange);
             }
         }
-        List<Routes.Binding> bindings = new ArrayList<>();
+        Set<Routes.Binding> bindings = new LinkedHashSet<>();
         for (QueueDeclaration q : t.queues()) {
-            if (declareOne(connection, "queue " + q.name(), ch -> Topology.declareQueue(ch, q, queueType))) {
+            boolean bound = declareOne(connection, "queue " + q.name(), ch -> Topology.declareQueue(ch, q, queueType))
+                    // refused: the queue exists with other arguments, and its bindings still route
+                    || declareOne(connection, "the bindings of queue " + q.name(), ch -> Topology.bindQueue(ch, q));
+            if (bound) {
                 // on the exchanges declared here only: those are topic exchanges, as the patterns assume
                 q.bindings().stream()
                         .filter(b -> exchanges.contains(b.exchange()))
@@ -156,7 +160,11 @@ final class RelayTopology {
         }
         synchronized (this) {
             declared = Math.max(declared, v);
-            routes = new Declared(rounds.incrementAndGet(), new Routes(exchanges, bindings));
+            // a declaration that read an older topology, finishing after one that read a newer,
+            // does not replace what the newer made exist
+            if (routes == null || v >= routes.version()) {
+                routes = new Declared(rounds.incrementAndGet(), v, new Routes(exchanges, List.copyOf(bindings)));
+            }
         }
     }
 

@@ -2,7 +2,6 @@ package dev.outbox.relay;
 
 import dev.outbox.persistence.outbox.OutboxStore.Retried;
 import dev.outbox.persistence.outbox.OutboxStore.Routes;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -19,37 +18,36 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Runs at each look of the registry watch. The first look after a declaration makes due every
  * such row the declared exchanges and bindings route, and takes the database's time as the
- * cutoff; later looks of the same declaration take only rows due before that cutoff, which
- * catches a row whose publish was under way while the relay declared and that parked just after,
- * while a row this class made due and that parks again (someone deleted the binding since) is
- * left for an operator until the next declaration. Those later looks stop one lease after the
- * first: a publish under way records its outcome within its lease, or not at all. One indexed
- * read per look when nothing matches.
+ * cutoff; later looks of the same declaration take only rows due before that cutoff. That catches
+ * a row whose publish was under way while the relay declared and that parked after the first look
+ * (however late: the fence that lets it park does not look at the lease's age), while a row this
+ * class made due got {@code now()} and is not taken again, should it park once more (someone
+ * deleted the binding since), until the next declaration. Each look is one read of the parked
+ * rows with those two codes when nothing matches.
+ *
+ * <p>The rows parked before this relay started count too: the first declaration of a relay of
+ * this release makes due every such row its topology routes, those an operator left parked on
+ * purpose included (cancel them instead).
  */
 final class RoutableAgain {
     private static final Logger LOG = LoggerFactory.getLogger(RoutableAgain.class);
 
     private final Supplier<Optional<RelayTopology.Declared>> declared;
     private final BiFunction<Routes, Instant, Retried> retry;
-    private final Duration lease;
     private final AtomicLong retried = new AtomicLong();
+    private final AtomicLong failures = new AtomicLong();
     private long round; // the watch thread only
     private Instant cutoff; // likewise
-    private long firstLook; // likewise: System.nanoTime() of the declaration's first look
+    private boolean failing; // likewise
 
     /**
      * @param declared what the relay's last whole declaration made exist
      * @param retry makes the rows those routes route due, those due before the cutoff given (any
      *     when null), and answers the database's time
-     * @param lease how long a claim holds its rows ({@code OUTBOX_RELAY_LEASE})
      */
-    RoutableAgain(
-            Supplier<Optional<RelayTopology.Declared>> declared,
-            BiFunction<Routes, Instant, Retried> retry,
-            Duration lease) {
+    RoutableAgain(Supplier<Optional<RelayTopology.Declared>> declared, BiFunction<Routes, Instant, Retried> retry) {
         this.declared = declared;
         this.retry = retry;
-        this.lease = lease;
     }
 
     /** Rows made due again since the relay started. */
@@ -57,22 +55,38 @@ final class RoutableAgain {
         return retried.get();
     }
 
-    /** One look: makes the rows the last declaration routes due again. */
+    /** Looks that failed (the database unreachable, a statement timeout); the next look tries again. */
+    long failures() {
+        return failures.get();
+    }
+
+    /**
+     * One look: makes the rows the last declaration routes due again. A failure is logged (once
+     * until a look succeeds) and counted, and stops nothing else the watch does at this look.
+     */
     void look() {
         Optional<RelayTopology.Declared> last = declared.get();
         if (last.isEmpty()) {
             return;
         }
         boolean fresh = last.get().round() != round;
-        if (!fresh && System.nanoTime() - firstLook > lease.toNanos()) {
-            return; // every publish under way at the declaration has recorded its outcome
+        Retried done;
+        try {
+            done = retry.apply(last.get().routes(), fresh ? null : cutoff);
+        } catch (RuntimeException e) {
+            failures.incrementAndGet();
+            if (!failing) {
+                failing = true;
+                LOG.warn(
+                        "cannot make rows parked EXCHANGE_NOT_FOUND or UNROUTABLE due again now ({}); trying at the next look",
+                        e.toString());
+            }
+            return;
         }
-        long now = System.nanoTime();
-        Retried done = retry.apply(last.get().routes(), fresh ? null : cutoff);
+        failing = false;
         if (fresh) {
             round = last.get().round();
             cutoff = done.at();
-            firstLook = now;
         }
         if (!done.ids().isEmpty()) {
             retried.addAndGet(done.ids().size());

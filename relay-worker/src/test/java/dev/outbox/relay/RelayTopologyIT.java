@@ -168,6 +168,8 @@ class RelayTopologyIT {
         UUID id = insertProbe();
 
         assertEquals(id.toString(), takeOne(QUEUE), "the queue declared after the refused one is there");
+        // the refused queue exists with other arguments; its registered bindings are declared all the same
+        assertEquals(id.toString(), takeOne(REFUSED), "the refused queue is bound as registered");
         await().atMost(WAIT).until(() -> "PUBLISHED".equals(fx.status(id)));
         assertTrue(metric(relay, "outbox_relay_topology_refused_total") >= 1, "the refusal is counted");
     }

@@ -247,7 +247,8 @@ public class OutboxStore {
 
     /**
      * Where the broker routes now: exchanges that exist, and bindings on them, each binding key
-     * as a regular expression over {@code '.' || routing_key} (messaging's {@code TopicPatterns}).
+     * as a regular expression over the routing key with a dot before each word (messaging's
+     * {@code TopicPatterns}).
      */
     public record Routes(Set<String> exchanges, List<Binding> bindings) {
         public Routes {
