@@ -1,7 +1,9 @@
 package dev.outbox;
 
 import com.google.inject.Module;
+import dev.outbox.spi.JdbcOutboxProvider;
 import dev.outbox.spi.OutboxPersistenceProvider;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.ServiceLoader;
@@ -59,17 +61,64 @@ public final class OutboxPersistence {
         return provider().module(dataSource, statementTimeout, serviceMappers);
     }
 
+    /**
+     * The MyBatis-Guice adapter, for a service that has its own {@code MyBatisModule}: install it
+     * beside that module (it binds {@link Outbox} alone, in a private module) and {@link
+     * Outbox#record} writes on the connection of the service's {@code @Transactional} method. The
+     * service's mappers, their statements and their exceptions stay the service's own.
+     */
+    public static Module myBatisGuice() {
+        return provider().myBatisGuice();
+    }
+
+    /**
+     * The outbox on plain JDBC: it records on a connection the caller passes, in the transaction
+     * the caller began on it ({@code outbox-jdbc} on the run-time classpath). Message ids and
+     * timestamps from the system clock, in UTC.
+     */
+    public static ConnectionOutbox jdbc() {
+        return jdbc(Clock.systemUTC());
+    }
+
+    /** As {@link #jdbc()}, message ids and timestamps from {@code clock}. */
+    public static ConnectionOutbox jdbc(Clock clock) {
+        return load(JdbcOutboxProvider.class, "outbox-jdbc").connectionOutbox(clock);
+    }
+
+    /**
+     * An {@link Outbox} for a transaction stack of the service's own: each {@link Outbox#record}
+     * writes on the connection {@code transactions} names for the calling thread, and is refused
+     * ({@link OutsideTransactionException}) where it names none.
+     */
+    public static Outbox outbox(CurrentTransaction transactions) {
+        return outbox(transactions, Clock.systemUTC());
+    }
+
+    /** As {@link #outbox(CurrentTransaction)}, message ids and timestamps from {@code clock}. */
+    public static Outbox outbox(CurrentTransaction transactions, Clock clock) {
+        ConnectionOutbox jdbc = jdbc(clock);
+        return (type, aggregate, payload, context) -> jdbc.record(
+                transactions.connection().orElseThrow(() -> new OutsideTransactionException(type)),
+                type,
+                aggregate,
+                payload,
+                context);
+    }
+
     private static OutboxPersistenceProvider provider() {
-        List<OutboxPersistenceProvider> found =
-                ServiceLoader.load(OutboxPersistenceProvider.class, OutboxPersistence.class.getClassLoader()).stream()
-                        .map(ServiceLoader.Provider::get)
-                        .toList();
+        return load(OutboxPersistenceProvider.class, "outbox-persistence");
+    }
+
+    private static <T> T load(Class<T> spi, String artifact) {
+        List<T> found = ServiceLoader.load(spi, OutboxPersistence.class.getClassLoader()).stream()
+                .map(ServiceLoader.Provider::get)
+                .toList();
         if (found.size() != 1) {
             throw new OutboxException(
                     found.isEmpty()
-                            ? "no outbox implementation on the classpath: add dev.outbox:outbox-persistence as a runtime"
-                                    + " dependency"
-                            : "more than one outbox implementation on the classpath: " + found);
+                            ? "no " + spi.getSimpleName() + " on the classpath: add dev.outbox:" + artifact
+                                    + " as a runtime dependency"
+                            : "more than one " + spi.getSimpleName() + " on the classpath: " + found);
         }
         return found.get(0);
     }

@@ -38,4 +38,9 @@ public final class MyBatisOutboxPersistence implements OutboxPersistenceProvider
     public Module module(DataSource dataSource, Duration statementTimeout, Class<?>... serviceMappers) {
         return new PersistenceModule(dataSource, statementTimeout, serviceMappers);
     }
+
+    @Override
+    public Module myBatisGuice() {
+        return dev.outbox.persistence.outbox.MyBatisOutbox.besideAServicesMyBatisModule();
+    }
 }

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.outbox.jdbc.NewOutboxMessage;
 import dev.outbox.kernel.outbox.ErrorCode;
 import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.kernel.outbox.OutboxStatus;
 import dev.outbox.persistence.outbox.Failure;
-import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.persistence.outbox.OutboxMapper;
 import dev.outbox.persistence.outbox.OutboxStore;
 import dev.outbox.persistence.type.InstantTypeHandler;

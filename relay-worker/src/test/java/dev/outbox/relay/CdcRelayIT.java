@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.MessageContext;
 import dev.outbox.config.Settings;
+import dev.outbox.jdbc.NewOutboxMessage;
 import dev.outbox.messaging.Topology;
-import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.persistence.registry.MessageRegistry;
 import dev.outbox.relay.cdc.CdcTestSupport;
 import dev.outbox.testkit.RecordingQueue;

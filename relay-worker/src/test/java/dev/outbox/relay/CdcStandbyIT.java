@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.MessageContext;
+import dev.outbox.jdbc.NewOutboxMessage;
 import dev.outbox.messaging.Topology;
-import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.relay.cdc.CdcTestSupport;
 import dev.outbox.testkit.JavaProcess;
 import dev.outbox.testkit.RecordingQueue;

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.outbox.MessageContext;
 import dev.outbox.config.Settings;
+import dev.outbox.jdbc.NewOutboxMessage;
 import dev.outbox.kernel.outbox.ErrorCode;
 import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.kernel.outbox.OutboxStatus;
 import dev.outbox.messaging.Topology;
-import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.relay.cdc.CdcTestSupport;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.MessageContext;
 import dev.outbox.config.Settings;
+import dev.outbox.jdbc.NewOutboxMessage;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.DatabaseConfig;
-import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.persistence.relay.RelayLock;
 import dev.outbox.testkit.JavaProcess;
 import dev.outbox.testkit.RecordingQueue;

@@ -15,4 +15,7 @@ public interface OutboxPersistenceProvider {
     void register(DataSource dataSource, String registeredBy);
 
     Module module(DataSource dataSource, Duration statementTimeout, Class<?>... serviceMappers);
+
+    /** The adapter a service installs beside its own {@code MyBatisModule}. */
+    Module myBatisGuice();
 }

@@ -2,7 +2,7 @@ package dev.outbox.bench;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import dev.outbox.persistence.outbox.NewOutboxMessage;
+import dev.outbox.jdbc.NewOutboxMessage;
 import dev.outbox.testkit.JavaProcess;
 import java.time.Duration;
 import java.util.ArrayList;

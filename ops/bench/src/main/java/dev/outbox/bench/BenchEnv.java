@@ -1,11 +1,11 @@
 package dev.outbox.bench;
 
 import dev.outbox.config.Settings;
+import dev.outbox.jdbc.NewOutboxMessage;
 import dev.outbox.messaging.QueueType;
 import dev.outbox.messaging.Topology;
 import dev.outbox.persistence.Database;
 import dev.outbox.persistence.DatabaseConfig;
-import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.sample.ledger.LedgerConsumer;
 import dev.outbox.testkit.TestBroker;
 import dev.outbox.testkit.TestDatabase;

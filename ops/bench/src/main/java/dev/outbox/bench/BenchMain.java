@@ -1,7 +1,7 @@
 package dev.outbox.bench;
 
+import dev.outbox.jdbc.NewOutboxMessage;
 import dev.outbox.messaging.publish.OutboundMessage;
-import dev.outbox.persistence.outbox.NewOutboxMessage;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;

@@ -1,11 +1,11 @@
 package dev.outbox.bench;
 
 import com.rabbitmq.client.Connection;
+import dev.outbox.jdbc.NewOutboxMessage;
 import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.messaging.publish.AmqpMessageMapper;
 import dev.outbox.messaging.publish.ConfirmPublisher;
 import dev.outbox.messaging.publish.OutboundMessage;
-import dev.outbox.persistence.outbox.NewOutboxMessage;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,9 +1,9 @@
 package dev.outbox.bench;
 
 import com.google.inject.Guice;
+import dev.outbox.jdbc.NewOutboxMessage;
 import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.persistence.Database;
-import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.persistence.outbox.OutboxStore;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -20,11 +20,7 @@ final class DatabaseCeiling {
     private DatabaseCeiling() {}
 
     static Throughput run(
-            BenchEnv env,
-            List<dev.outbox.persistence.outbox.NewOutboxMessage> events,
-            int workers,
-            int batch,
-            boolean fresh)
+            BenchEnv env, List<dev.outbox.jdbc.NewOutboxMessage> events, int workers, int batch, boolean fresh)
             throws Exception {
         env.startFrom(fresh, events);
         long total = events.size();

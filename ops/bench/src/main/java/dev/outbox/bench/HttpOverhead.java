@@ -159,8 +159,7 @@ final class HttpOverhead {
             env.db.update("INSERT INTO outbox_relay_waiters (relay_id) VALUES ('bench-waiting-relay')");
         }
         try {
-            List<dev.outbox.persistence.outbox.NewOutboxMessage> events =
-                    Backlog.placed((int) (12_000 * measure.toMillis() / 1000));
+            List<dev.outbox.jdbc.NewOutboxMessage> events = Backlog.placed((int) (12_000 * measure.toMillis() / 1000));
             java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
             long end = System.nanoTime() + measure.toNanos();
             long[][] latencies = new long[writers][events.size()];

@@ -3,7 +3,7 @@ package dev.outbox.bench;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import dev.outbox.config.Settings;
-import dev.outbox.persistence.outbox.NewOutboxMessage;
+import dev.outbox.jdbc.NewOutboxMessage;
 import dev.outbox.relay.RelayApp;
 import dev.outbox.relay.RelayConfig;
 import java.sql.PreparedStatement;

@@ -22,8 +22,7 @@ import java.util.UUID;
 final class NaiveRelay {
     private NaiveRelay() {}
 
-    static Throughput run(
-            BenchEnv env, java.util.List<dev.outbox.persistence.outbox.NewOutboxMessage> events, Duration budget)
+    static Throughput run(BenchEnv env, java.util.List<dev.outbox.jdbc.NewOutboxMessage> events, Duration budget)
             throws Exception {
         env.clean();
         env.backlog(events);

@@ -1,13 +1,13 @@
 package dev.outbox.bench;
 
 import com.rabbitmq.client.Connection;
+import dev.outbox.jdbc.NewOutboxMessage;
 import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.kernel.outbox.OutboxStatus;
 import dev.outbox.messaging.BrokerConfig;
 import dev.outbox.messaging.publish.AmqpMessageMapper;
 import dev.outbox.messaging.publish.ConfirmPublisher;
 import dev.outbox.messaging.publish.OutboundMessage;
-import dev.outbox.persistence.outbox.NewOutboxMessage;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;

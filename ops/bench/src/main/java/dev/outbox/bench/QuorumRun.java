@@ -1,8 +1,8 @@
 package dev.outbox.bench;
 
+import dev.outbox.jdbc.NewOutboxMessage;
 import dev.outbox.messaging.QueueType;
 import dev.outbox.messaging.publish.OutboundMessage;
-import dev.outbox.persistence.outbox.NewOutboxMessage;
 import dev.outbox.testkit.EnvFile;
 import dev.outbox.testkit.RabbitAdmin;
 import dev.outbox.testkit.TestBroker;

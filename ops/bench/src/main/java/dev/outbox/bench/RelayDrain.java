@@ -1,6 +1,6 @@
 package dev.outbox.bench;
 
-import dev.outbox.persistence.outbox.NewOutboxMessage;
+import dev.outbox.jdbc.NewOutboxMessage;
 import dev.outbox.testkit.JavaProcess;
 import java.sql.Timestamp;
 import java.time.Duration;

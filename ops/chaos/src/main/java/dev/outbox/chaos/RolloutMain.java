@@ -1,7 +1,7 @@
 package dev.outbox.chaos;
 
 import dev.outbox.bench.Backlog;
-import dev.outbox.persistence.outbox.NewOutboxMessage;
+import dev.outbox.jdbc.NewOutboxMessage;
 import dev.outbox.testkit.RabbitAdmin;
 import java.io.IOException;
 import java.nio.file.Files;

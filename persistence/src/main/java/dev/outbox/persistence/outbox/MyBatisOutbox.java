@@ -1,11 +1,13 @@
 package dev.outbox.persistence.outbox;
 
+import com.google.inject.AbstractModule;
+import com.google.inject.Provides;
 import dev.outbox.Aggregate;
 import dev.outbox.MessageContext;
 import dev.outbox.MessageType;
 import dev.outbox.Outbox;
 import dev.outbox.OutsideTransactionException;
-import dev.outbox.kernel.contract.MessageContracts;
+import dev.outbox.jdbc.JdbcOutbox;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.time.Clock;
@@ -13,8 +15,10 @@ import java.util.UUID;
 import org.apache.ibatis.session.SqlSessionManager;
 
 /**
- * {@link Outbox} on the outbox mapper: validates, then inserts in the session of the caller's
- * {@code @Transactional} method. Refuses to run outside one, where the row would commit alone.
+ * {@link Outbox} on MyBatis-Guice: the JDBC core ({@link JdbcOutbox}) on the connection of the
+ * session the caller's {@code @Transactional} method opened. Refuses to run outside one, where the
+ * row would commit alone. Serves both the outbox's own persistence module and the adapter a
+ * service installs beside a {@code MyBatisModule} of its own ({@link #besideAServicesMyBatisModule}).
  */
 @Singleton
 public final class MyBatisOutbox implements Outbox {
@@ -23,15 +27,28 @@ public final class MyBatisOutbox implements Outbox {
         binder.bind(Outbox.class).to(MyBatisOutbox.class);
     }
 
-    private final OutboxMapper mapper;
+    /**
+     * The adapter: {@link Outbox} alone, over the {@link SqlSessionManager} the service's own
+     * {@code MyBatisModule} binds. Nothing else is bound (a service's clock, mappers, transaction
+     * factory and exception handling stay its own); ids and timestamps come from the system clock.
+     */
+    public static com.google.inject.Module besideAServicesMyBatisModule() {
+        return new AbstractModule() {
+            @Provides
+            @jakarta.inject.Singleton
+            Outbox outbox(SqlSessionManager sessions) {
+                return new MyBatisOutbox(sessions, Clock.systemUTC());
+            }
+        };
+    }
+
     private final SqlSessionManager sessions;
-    private final Clock clock;
+    private final JdbcOutbox jdbc;
 
     @Inject
-    MyBatisOutbox(OutboxMapper mapper, SqlSessionManager sessions, Clock clock) {
-        this.mapper = mapper;
+    MyBatisOutbox(SqlSessionManager sessions, Clock clock) {
         this.sessions = sessions;
-        this.clock = clock;
+        this.jdbc = new JdbcOutbox(clock);
     }
 
     @Override
@@ -39,16 +56,6 @@ public final class MyBatisOutbox implements Outbox {
         if (!sessions.isManagedSessionStarted()) {
             throw new OutsideTransactionException(type);
         }
-        NewOutboxMessage message = OutboxMessages.from(
-                MessageContracts.onClasspath(),
-                type,
-                aggregate.type(),
-                aggregate.id(),
-                aggregate.version(),
-                payload,
-                context == null ? MessageContext.none() : context,
-                clock.millis());
-        mapper.insert(message);
-        return message.id();
+        return jdbc.record(sessions.getConnection(), type, aggregate, payload, context);
     }
 }

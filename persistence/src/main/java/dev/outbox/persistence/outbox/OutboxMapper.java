@@ -1,5 +1,6 @@
 package dev.outbox.persistence.outbox;
 
+import dev.outbox.jdbc.NewOutboxMessage;
 import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.kernel.outbox.OutboxStatus;
 import java.util.List;

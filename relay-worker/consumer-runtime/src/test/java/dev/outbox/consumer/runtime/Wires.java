@@ -1,8 +1,8 @@
 package dev.outbox.consumer.runtime;
 
+import dev.outbox.jdbc.NewOutboxMessage;
 import dev.outbox.messaging.publish.AmqpMessageMapper;
 import dev.outbox.messaging.publish.OutboundMessage;
-import dev.outbox.persistence.outbox.NewOutboxMessage;
 
 /**
  * The AMQP message the relay would publish for a row, for tests that publish directly to a

@@ -1,4 +1,4 @@
-package dev.outbox.persistence.outbox;
+package dev.outbox.jdbc;
 
 import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.kernel.outbox.OutboxStatus;

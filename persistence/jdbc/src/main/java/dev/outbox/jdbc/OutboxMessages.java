@@ -1,4 +1,4 @@
-package dev.outbox.persistence.outbox;
+package dev.outbox.jdbc;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;

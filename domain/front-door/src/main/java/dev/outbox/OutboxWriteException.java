@@ -1,0 +1,29 @@
+package dev.outbox;
+
+import java.sql.SQLException;
+
+/**
+ * The database refused the outbox row, or the connection failed while it was written: the
+ * caller's transaction cannot commit what it meant to (PostgreSQL has aborted it already) and must
+ * roll back. The cause is the driver's {@link SQLException}; {@link #sqlState()} its code (for
+ * example {@code 42P01}: the outbox's tables are not in the connection's schema, {@link
+ * OutboxPersistence#migrate} has not run there).
+ */
+public final class OutboxWriteException extends OutboxException {
+    private static final long serialVersionUID = 1L;
+
+    private final String sqlState;
+
+    public OutboxWriteException(MessageType type, SQLException cause) {
+        super(
+                "the outbox row for " + type + " could not be written (SQLState " + cause.getSQLState() + ": "
+                        + cause.getMessage() + "); roll the transaction back",
+                cause);
+        this.sqlState = cause.getSQLState();
+    }
+
+    /** The driver's SQLState, or null when it gave none. */
+    public String sqlState() {
+        return sqlState;
+    }
+}
