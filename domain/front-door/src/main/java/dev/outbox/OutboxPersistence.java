@@ -63,7 +63,8 @@ public final class OutboxPersistence {
 
     /**
      * The MyBatis-Guice adapter, for a service that has its own {@code MyBatisModule}: install it
-     * beside that module (it binds {@link Outbox} alone, in a private module) and {@link
+     * beside that module (it binds {@link Outbox} alone, and adds the outbox's one insert statement
+     * to that module's configuration) and {@link
      * Outbox#record} writes on the connection of the service's {@code @Transactional} method. The
      * service's mappers, their statements and their exceptions stay the service's own.
      */

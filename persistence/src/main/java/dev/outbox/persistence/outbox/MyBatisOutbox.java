@@ -6,19 +6,28 @@ import dev.outbox.Aggregate;
 import dev.outbox.MessageContext;
 import dev.outbox.MessageType;
 import dev.outbox.Outbox;
+import dev.outbox.OutboxWriteException;
 import dev.outbox.OutsideTransactionException;
-import dev.outbox.jdbc.JdbcOutbox;
+import dev.outbox.jdbc.NewOutboxMessage;
+import dev.outbox.jdbc.OutboxMessages;
+import dev.outbox.kernel.contract.MessageContracts;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.util.UUID;
+import java.util.function.Consumer;
+import org.apache.ibatis.exceptions.PersistenceException;
+import org.apache.ibatis.session.Configuration;
 import org.apache.ibatis.session.SqlSessionManager;
 
 /**
- * {@link Outbox} on MyBatis-Guice: the JDBC core ({@link JdbcOutbox}) on the connection of the
- * session the caller's {@code @Transactional} method opened. Refuses to run outside one, where the
- * row would commit alone. Serves both the outbox's own persistence module and the adapter a
- * service installs beside a {@code MyBatisModule} of its own ({@link #besideAServicesMyBatisModule}).
+ * {@link Outbox} on MyBatis-Guice: the message becomes its row ({@link OutboxMessages}, as the JDBC
+ * core makes it), inserted by a MyBatis statement in the session the caller's {@code @Transactional}
+ * method opened. A MyBatis statement, not a raw one on the session's connection: mybatis-guice
+ * commits a session only when a statement of it wrote, so a method whose one write is the message
+ * would otherwise end without a commit. Refuses to run outside a transaction, where the row would
+ * commit alone.
  */
 @Singleton
 public final class MyBatisOutbox implements Outbox {
@@ -29,26 +38,52 @@ public final class MyBatisOutbox implements Outbox {
 
     /**
      * The adapter: {@link Outbox} alone, over the {@link SqlSessionManager} the service's own
-     * {@code MyBatisModule} binds. Nothing else is bound (a service's clock, mappers, transaction
-     * factory and exception handling stay its own); ids and timestamps come from the system clock.
+     * {@code MyBatisModule} binds, whose configuration gets the outbox's one insert ({@link
+     * OutboxInsertMapper}). Nothing else is bound (a service's clock, mappers, transaction factory
+     * and exception handling stay its own); ids and timestamps come from the system clock.
      */
     public static com.google.inject.Module besideAServicesMyBatisModule() {
         return new AbstractModule() {
             @Provides
             @jakarta.inject.Singleton
             Outbox outbox(SqlSessionManager sessions) {
-                return new MyBatisOutbox(sessions, Clock.systemUTC());
+                Configuration configuration = sessions.getConfiguration();
+                synchronized (configuration) {
+                    if (!configuration.hasMapper(OutboxInsertMapper.class)) {
+                        configuration.addMapper(OutboxInsertMapper.class);
+                    }
+                }
+                OutboxInsertMapper insert = sessions.getMapper(OutboxInsertMapper.class);
+                return new MyBatisOutbox(sessions, Clock.systemUTC(), message -> {
+                    try {
+                        insert.insert(message);
+                    } catch (PersistenceException e) {
+                        // the service's own statements keep MyBatis's exceptions; the outbox's is the front door's
+                        if (e.getCause() instanceof SQLException sql) {
+                            throw new OutboxWriteException(
+                                    new MessageType(message.messageType(), message.messageVersion()), sql);
+                        }
+                        throw e;
+                    }
+                });
             }
         };
     }
 
     private final SqlSessionManager sessions;
-    private final JdbcOutbox jdbc;
+    private final Clock clock;
+    private final Consumer<NewOutboxMessage> insert;
 
+    /** The outbox's own persistence module: the outbox mapper's insert, with its span and translation. */
     @Inject
-    MyBatisOutbox(SqlSessionManager sessions, Clock clock) {
+    MyBatisOutbox(SqlSessionManager sessions, Clock clock, OutboxMapper mapper) {
+        this(sessions, clock, mapper::insert);
+    }
+
+    private MyBatisOutbox(SqlSessionManager sessions, Clock clock, Consumer<NewOutboxMessage> insert) {
         this.sessions = sessions;
-        this.jdbc = new JdbcOutbox(clock);
+        this.clock = clock;
+        this.insert = insert;
     }
 
     @Override
@@ -56,6 +91,16 @@ public final class MyBatisOutbox implements Outbox {
         if (!sessions.isManagedSessionStarted()) {
             throw new OutsideTransactionException(type);
         }
-        return jdbc.record(sessions.getConnection(), type, aggregate, payload, context);
+        NewOutboxMessage message = OutboxMessages.from(
+                MessageContracts.onClasspath(),
+                type,
+                aggregate.type(),
+                aggregate.id(),
+                aggregate.version(),
+                payload,
+                context == null ? MessageContext.none() : context,
+                clock.millis());
+        insert.accept(message);
+        return message.id();
     }
 }

@@ -19,6 +19,7 @@ import org.apache.ibatis.annotations.Param;
  */
 public interface OutboxMapper {
 
+    @org.apache.ibatis.annotations.Insert(OutboxInsertMapper.INSERT)
     int insert(NewOutboxMessage message);
 
     /**

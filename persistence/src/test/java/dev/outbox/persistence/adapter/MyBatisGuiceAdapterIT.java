@@ -12,6 +12,7 @@ import dev.outbox.MessageContext;
 import dev.outbox.Outbox;
 import dev.outbox.OutboxException;
 import dev.outbox.OutboxPersistence;
+import dev.outbox.OutboxWriteException;
 import dev.outbox.OutsideTransactionException;
 import dev.outbox.domain.Money;
 import dev.outbox.domain.Order;
@@ -82,12 +83,31 @@ class MyBatisGuiceAdapterIT {
             invoices.insert(id);
         }
 
+        /** A transaction whose one write is the message. */
+        @Transactional
+        public void recordOnly(DomainEvent event) {
+            outbox.record(event, MessageContext.none());
+        }
+
         public void recordOutsideATransaction(DomainEvent event) {
             outbox.record(event, MessageContext.none());
         }
     }
 
     private Invoicing invoicing;
+
+    /**
+     * MyBatis's JDBC transactions, as a service may configure them: no auto-commit reset when the
+     * session closes, so nothing commits by accident there (the driver commits an open transaction
+     * when auto-commit is switched back on); a session that did not commit is rolled back by the pool.
+     */
+    public static class NoAutoCommitResetOnClose extends JdbcTransactionFactory {
+        @Override
+        public org.apache.ibatis.transaction.Transaction newTransaction(
+                DataSource ds, org.apache.ibatis.session.TransactionIsolationLevel level, boolean autoCommit) {
+            return new org.apache.ibatis.transaction.jdbc.JdbcTransaction(ds, level, autoCommit, true);
+        }
+    }
 
     @BeforeEach
     void aServiceWithItsOwnMyBatisModule() {
@@ -100,7 +120,7 @@ class MyBatisGuiceAdapterIT {
                     protected void initialize() {
                         environmentId("the-service");
                         bindDataSourceProvider((jakarta.inject.Provider<DataSource>) () -> dataSource);
-                        bindTransactionFactoryType(JdbcTransactionFactory.class);
+                        bindTransactionFactoryType(NoAutoCommitResetOnClose.class);
                         addMapperClass(InvoiceMapper.class);
                     }
                 },
@@ -139,6 +159,46 @@ class MyBatisGuiceAdapterIT {
         assertEquals(
                 placed.aggregateId().toString(),
                 db.scalar("SELECT aggregate_id FROM message_outbox WHERE message_type = 'order.created'"));
+    }
+
+    /**
+     * mybatis-guice commits a session only when one of its statements wrote: the message alone
+     * must count as a write, beside the service's module and in the outbox's own.
+     */
+    @Test
+    void aTransactionWhoseOnlyWriteIsTheMessageCommitsIt() {
+        invoicing.recordOnly(orderPlaced());
+
+        assertEquals(List.of(0L, 1L), invoicesAndMessages());
+
+        Invoicing onTheOutboxsModule = Guice.createInjector(OutboxPersistence.module(
+                        db.dataSource(), java.time.Duration.ofSeconds(30), InvoiceMapper.class))
+                .getInstance(Invoicing.class);
+        onTheOutboxsModule.recordOnly(orderPlaced());
+
+        assertEquals(List.of(0L, 2L), invoicesAndMessages());
+    }
+
+    /** The outbox's own insert refused (a version gap): the front door's exception, the transaction rolled back. */
+    @Test
+    void theOutboxsOwnFailureIsTheFrontDoorsException() {
+        Order.Transition placed = Order.place(
+                UUID.randomUUID(),
+                "cust-mybatis",
+                null,
+                EUR,
+                List.of(new OrderLine("SKU-1", 2, Money.parse("21.25", EUR))),
+                Instant.now().truncatedTo(ChronoUnit.MICROS));
+        DomainEvent capturedBeforeItsOrder = placed.order()
+                .capture(Money.parse("42.50", EUR), UUID.randomUUID(), Instant.now())
+                .events()
+                .get(0);
+
+        OutboxWriteException refused =
+                assertThrows(OutboxWriteException.class, () -> invoicing.issue("inv-1", capturedBeforeItsOrder));
+
+        assertEquals("23514", refused.sqlState(), refused.getMessage());
+        assertEquals(List.of(0L, 0L), invoicesAndMessages());
     }
 
     @Test
