@@ -50,6 +50,13 @@ class DeployOrderIT {
     private static final int ORDERS = 10;
     private static final Path ROOT = Path.of("../..").toAbsolutePath().normalize();
     private static final Pattern API_PORT = Pattern.compile("API listening on http://127\\.0\\.0\\.1:(\\d+)/");
+    /**
+     * A line of the processes' own {@code logback.xml} (outbox-process-logging), which each
+     * shipped class path must find: without it Logback's default prints {@code HH:mm:ss.SSS} and
+     * everything at DEBUG.
+     */
+    private static final Pattern SHIPPED_LOG_LINE = Pattern.compile(
+            "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}(Z|[+-]\\d\\d:\\d\\d) INFO  \\[[^\\]]+\\] \\S+ .*");
 
     private final TestDatabase db = TestDatabase.get();
     private final TestBroker broker = TestBroker.get();
@@ -124,9 +131,22 @@ class DeployOrderIT {
                 relay.output().contains("are due again: the relay declared what routes them"),
                 "the relay made them due itself:\n" + relay.output());
 
+        assertLoggedAsShipped(api, "API listening on");
+        assertLoggedAsShipped(relay, "relay deploy-order-relay running");
+        assertLoggedAsShipped(ledger, "ledger consumer running");
+
         for (JavaProcess p : List.of(ledger, relay, api)) {
             assertEquals(0, p.terminate(Duration.ofSeconds(130)), p.output());
         }
+    }
+
+    private static void assertLoggedAsShipped(JavaProcess p, String text) {
+        List<String> lines = p.output().lines().filter(l -> l.contains(text)).toList();
+        assertEquals(1, lines.size(), "one line says \"" + text + "\":\n" + p.output());
+        assertTrue(
+                SHIPPED_LOG_LINE.matcher(lines.get(0)).matches(),
+                "logged with the processes' logback.xml: " + lines.get(0));
+        assertTrue(p.output().lines().noneMatch(l -> l.contains(" DEBUG ")), "nothing at DEBUG:\n" + p.output());
     }
 
     private long count(String where) {
