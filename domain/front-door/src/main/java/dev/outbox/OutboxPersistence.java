@@ -30,6 +30,9 @@ public final class OutboxPersistence {
      * flyway_schema_history}, stay free for the service's own migrations, run with {@code
      * baselineOnMigrate(true)} and {@code baselineVersion("0")}. Safe to run from several processes
      * at once.
+     *
+     * @throws OutboxException when the migrations did not complete (the database unreachable, a
+     *     script refused); its cause is Flyway's or the driver's failure
      */
     public static void migrate(DataSource dataSource) {
         provider().migrate(dataSource);
@@ -46,6 +49,8 @@ public final class OutboxPersistence {
      * @param registeredBy who registers, as operators should read it (the service's name)
      * @throws ContractConflictException when a contract's type and version are registered already
      *     with a different schema; then nothing is registered
+     * @throws OutboxException when the registry could not be read or written, or a contract or
+     *     topology file on the classpath does not parse; then nothing is registered
      */
     public static void register(DataSource dataSource, String registeredBy) {
         provider().register(dataSource, registeredBy);

@@ -22,6 +22,15 @@ public final class OutboxWriteException extends OutboxException {
         this.sqlState = cause.getSQLState();
     }
 
+    /**
+     * A failure of the stack the row was written through that carries no {@link SQLException}
+     * (a statement the stack could not even send); {@link #sqlState()} is null.
+     */
+    public OutboxWriteException(MessageType type, RuntimeException cause) {
+        super("the outbox row for " + type + " could not be written (" + cause + "); roll the transaction back", cause);
+        this.sqlState = null;
+    }
+
     /** The driver's SQLState, or null when it gave none. */
     public String sqlState() {
         return sqlState;

@@ -2,6 +2,7 @@ package dev.outbox.persistence;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.inject.Module;
+import dev.outbox.OutboxException;
 import dev.outbox.kernel.contract.MessageContracts;
 import dev.outbox.kernel.topology.BrokerTopology;
 import dev.outbox.kernel.topology.QueueDeclaration;
@@ -20,11 +21,29 @@ import javax.sql.DataSource;
 public final class MyBatisOutboxPersistence implements OutboxPersistenceProvider {
     @Override
     public void migrate(DataSource dataSource) {
-        DatabaseMigrations.migrate(dataSource);
+        try {
+            DatabaseMigrations.migrate(dataSource);
+        } catch (OutboxException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // Flyway's, the driver's or the history adoption's: the service sees the front door's family
+            throw new OutboxException("the outbox's migrations did not complete: " + e.getMessage(), e);
+        }
     }
 
     @Override
     public void register(DataSource dataSource, String registeredBy) {
+        try {
+            registerAll(dataSource, registeredBy);
+        } catch (OutboxException | IllegalArgumentException | NullPointerException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // a contract or topology file of the service's that does not parse, say
+            throw new OutboxException("registering this service's contracts and queues failed: " + e.getMessage(), e);
+        }
+    }
+
+    private static void registerAll(DataSource dataSource, String registeredBy) {
         BrokerTopology topology = BrokerTopology.onClasspath();
         List<ObjectNode> queues = new ArrayList<>();
         for (QueueDeclaration queue : topology.queues()) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.outbox.DomainEvent;
 import dev.outbox.MessageContext;
+import dev.outbox.OutboxWriteException;
 import dev.outbox.OutsideTransactionException;
 import dev.outbox.domain.Money;
 import dev.outbox.domain.Order;
@@ -112,5 +113,20 @@ class JooqOutboxIT {
                 }));
 
         assertEquals(List.of(1L, 0L), invoicesAndMessages(), "the message rolled back with the failed insert");
+    }
+
+    /** The outbox's own row refused: the front door's exception through jOOQ's transaction, which rolls back. */
+    @Test
+    void theOutboxsOwnFailureIsTheFrontDoorsException() {
+        OutboxWriteException refused = assertThrows(
+                OutboxWriteException.class,
+                () -> dsl.transaction(trx -> {
+                    insertInvoice(trx.dsl(), "inv-1");
+                    trx.dsl().execute("SET LOCAL search_path TO pg_catalog"); // no message_outbox there
+                    outbox.record(trx.dsl(), orderPlaced(), MessageContext.none());
+                }));
+
+        assertEquals("42P01", refused.sqlState(), refused.getMessage());
+        assertEquals(List.of(0L, 0L), invoicesAndMessages());
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import dev.outbox.DomainEvent;
 import dev.outbox.MessageContext;
 import dev.outbox.Outbox;
+import dev.outbox.OutboxWriteException;
 import dev.outbox.OutsideTransactionException;
 import dev.outbox.domain.Money;
 import dev.outbox.domain.Order;
@@ -186,5 +187,20 @@ class SpringOutboxIT {
         assertThrows(DuplicateKeyException.class, () -> invoicing.recordThenIssue("inv-1", orderPlaced()));
 
         assertEquals(List.of(1L, 1L), invoicesAndMessages(), "the second message rolled back with the failed insert");
+    }
+
+    /** The outbox's own row refused: the front door's exception through Spring's proxy and template, both rolled back. */
+    @Test
+    void theOutboxsOwnFailureIsTheFrontDoorsException() {
+        OutboxWriteException refused = assertThrows(
+                OutboxWriteException.class,
+                () -> transactions.executeWithoutResult(status -> {
+                    jdbc.update("INSERT INTO " + TABLE + " (id, amount) VALUES ('inv-1', 42)");
+                    jdbc.execute("SET LOCAL search_path TO pg_catalog"); // no message_outbox there
+                    outbox.record(orderPlaced(), MessageContext.none());
+                }));
+
+        assertEquals("42P01", refused.sqlState(), refused.getMessage());
+        assertEquals(List.of(0L, 0L), invoicesAndMessages());
     }
 }

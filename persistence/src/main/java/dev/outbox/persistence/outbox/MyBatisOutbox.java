@@ -54,18 +54,7 @@ public final class MyBatisOutbox implements Outbox {
                     }
                 }
                 OutboxInsertMapper insert = sessions.getMapper(OutboxInsertMapper.class);
-                return new MyBatisOutbox(sessions, Clock.systemUTC(), message -> {
-                    try {
-                        insert.insert(message);
-                    } catch (PersistenceException e) {
-                        // the service's own statements keep MyBatis's exceptions; the outbox's is the front door's
-                        if (e.getCause() instanceof SQLException sql) {
-                            throw new OutboxWriteException(
-                                    new MessageType(message.messageType(), message.messageVersion()), sql);
-                        }
-                        throw e;
-                    }
-                });
+                return new MyBatisOutbox(sessions, Clock.systemUTC(), insert::insert);
             }
         };
     }
@@ -100,7 +89,22 @@ public final class MyBatisOutbox implements Outbox {
                 payload,
                 context == null ? MessageContext.none() : context,
                 clock.millis());
-        insert.accept(message);
+        try {
+            insert.accept(message);
+        } catch (PersistenceException e) {
+            // the service's own statements keep MyBatis's exceptions (or its own translation of
+            // them); the outbox's row failing is the front door's
+            throw writeFailed(type, e);
+        }
         return message.id();
+    }
+
+    private static OutboxWriteException writeFailed(MessageType type, PersistenceException failure) {
+        for (Throwable c = failure; c != null && c.getCause() != c; c = c.getCause()) {
+            if (c instanceof SQLException sql) {
+                return new OutboxWriteException(type, sql);
+            }
+        }
+        return new OutboxWriteException(type, failure);
     }
 }

@@ -199,6 +199,16 @@ class MyBatisGuiceAdapterIT {
 
         assertEquals("23514", refused.sqlState(), refused.getMessage());
         assertEquals(List.of(0L, 0L), invoicesAndMessages());
+
+        // the same under the outbox's own module, whose translation gives the service's statements
+        // the persistence layer's exceptions: the outbox's row still fails as the front door's
+        Invoicing onTheOutboxsModule = Guice.createInjector(OutboxPersistence.module(
+                        db.dataSource(), java.time.Duration.ofSeconds(30), InvoiceMapper.class))
+                .getInstance(Invoicing.class);
+        refused = assertThrows(
+                OutboxWriteException.class, () -> onTheOutboxsModule.issue("inv-2", capturedBeforeItsOrder));
+        assertEquals("23514", refused.sqlState(), refused.getMessage());
+        assertEquals(List.of(0L, 0L), invoicesAndMessages());
     }
 
     @Test
