@@ -27,7 +27,10 @@ public interface Outbox {
      * Records one message.
      *
      * @param payload the message body: a JSON-ready tree (maps, lists, strings, numbers, booleans)
-     *     or any object Jackson serialises; it is stored, and later published, byte for byte
+     *     or any object Jackson serialises. It is stored as PostgreSQL {@code jsonb}: the same
+     *     JSON value, not the same bytes (keys reordered, spacing its own, one of duplicate keys
+     *     kept), and every publication of the message carries that stored text; consumers read
+     *     it as JSON, never compare bytes
      * @return the message id: the AMQP {@code messageId} consumers deduplicate on
      * @throws MessageContractViolationException when the payload breaks its contract or the type
      *     has none; your transaction must roll back

@@ -18,8 +18,8 @@ import java.util.Set;
 /**
  * The AMQP message mapping of the contract: {@code messageId} is the outbox row id (the same on
  * every retry and replay), persistent, JSON, the message type as {@code type}, and the
- * identifying headers. The body is the stored payload snapshot byte for byte, never
- * re-serialised. A row whose payload is not JSON or breaks its contract is refused here, before
+ * identifying headers. The body is the stored payload snapshot as the row holds it
+ * (PostgreSQL's text of the {@code jsonb} value), never re-serialised. A row whose payload is not JSON or breaks its contract is refused here, before
  * anything is sent.
  */
 public final class AmqpMessageMapper {

@@ -20,7 +20,7 @@ import java.util.Map;
  * Turns a domain event into the outbox row that will carry it. The payload is serialised here,
  * once, parsed back and checked against the contract of its type (its JSON Schema in
  * {@code contracts/}), so the snapshot that commits is exactly one the relay will accept and
- * publish byte for byte. Where the row goes (exchange, routing key) is the contract's to say.
+ * publish as stored ({@code jsonb}: the same JSON value, in PostgreSQL's rendering). Where the row goes (exchange, routing key) is the contract's to say.
  */
 public final class OutboxMessages {
     private OutboxMessages() {}
