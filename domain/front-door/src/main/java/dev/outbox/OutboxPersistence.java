@@ -10,12 +10,16 @@ import java.util.ServiceLoader;
 import javax.sql.DataSource;
 
 /**
- * Setting the outbox up in a service of your own: its schema, and the MyBatis-Guice module that
- * puts your mappers and the outbox's in one session factory, so that one {@code @Transactional}
- * method writes both. The service keeps its own tables and its own migration history.
+ * Setting the outbox up in a service of your own, on whatever transaction stack it has: its
+ * schema ({@link #migrate}), its contracts where the relay reads them ({@link #register}), and an
+ * {@link Outbox} that writes in the service's own transaction (plain JDBC: {@link #jdbc}; a stack
+ * of its own: {@link #outbox(CurrentTransaction)}; MyBatis-Guice: {@link #myBatisGuice} beside the
+ * service's module, or {@link #module} instead of it). The service keeps its own tables and its
+ * own migration history.
  *
- * <p>The implementation ({@code dev.outbox:outbox-persistence}, a run-time dependency) is found
- * on the classpath; a service compiles against this module alone. The module binds {@link Outbox}
+ * <p>The implementations are found on the classpath at run time: {@code dev.outbox:outbox-jdbc}
+ * for the schema, the registry and the JDBC write, {@code dev.outbox:outbox-persistence} for the
+ * MyBatis-Guice modules. A service compiles against this module alone. {@link #module} binds {@link Outbox}
  * and a default {@link java.time.Clock} (UTC) for its timestamps and ids; a service that wants
  * another clock sets it with Guice's {@code OptionalBinder.newOptionalBinder(binder(),
  * Clock.class).setBinding()}.
@@ -35,7 +39,7 @@ public final class OutboxPersistence {
      *     script refused); its cause is Flyway's or the driver's failure
      */
     public static void migrate(DataSource dataSource) {
-        provider().migrate(dataSource);
+        jdbcCore().migrate(dataSource);
     }
 
     /**
@@ -53,7 +57,7 @@ public final class OutboxPersistence {
      *     topology file on the classpath does not parse; then nothing is registered
      */
     public static void register(DataSource dataSource, String registeredBy) {
-        provider().register(dataSource, registeredBy);
+        jdbcCore().register(dataSource, registeredBy);
     }
 
     /**
@@ -88,7 +92,7 @@ public final class OutboxPersistence {
 
     /** As {@link #jdbc()}, message ids and timestamps from {@code clock}. */
     public static ConnectionOutbox jdbc(Clock clock) {
-        return load(JdbcOutboxProvider.class, "outbox-jdbc").connectionOutbox(clock);
+        return jdbcCore().connectionOutbox(clock);
     }
 
     /**
@@ -109,6 +113,10 @@ public final class OutboxPersistence {
                 aggregate,
                 payload,
                 context);
+    }
+
+    private static JdbcOutboxProvider jdbcCore() {
+        return load(JdbcOutboxProvider.class, "outbox-jdbc");
     }
 
     private static OutboxPersistenceProvider provider() {

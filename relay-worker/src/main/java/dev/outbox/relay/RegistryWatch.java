@@ -1,8 +1,8 @@
 package dev.outbox.relay;
 
+import dev.outbox.jdbc.MessageRegistry;
 import dev.outbox.kernel.contract.MessageContracts;
 import dev.outbox.persistence.outbox.OutboxStore;
-import dev.outbox.persistence.registry.MessageRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;

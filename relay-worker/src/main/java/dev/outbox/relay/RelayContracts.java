@@ -1,6 +1,7 @@
 package dev.outbox.relay;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.outbox.jdbc.MessageRegistry.RegisteredContract;
 import dev.outbox.kernel.contract.ContractDefinitionException;
 import dev.outbox.kernel.contract.MessageContract;
 import dev.outbox.kernel.contract.MessageContracts;
@@ -9,7 +10,6 @@ import dev.outbox.kernel.outbox.ErrorCode;
 import dev.outbox.kernel.outbox.OutboxRecord;
 import dev.outbox.messaging.publish.AmqpMessageMapper;
 import dev.outbox.persistence.outbox.OutboxStore;
-import dev.outbox.persistence.registry.MessageRegistry.RegisteredContract;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;

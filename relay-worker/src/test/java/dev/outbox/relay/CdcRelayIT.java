@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.MessageContext;
 import dev.outbox.config.Settings;
+import dev.outbox.jdbc.MessageRegistry;
 import dev.outbox.jdbc.NewOutboxMessage;
 import dev.outbox.messaging.Topology;
-import dev.outbox.persistence.registry.MessageRegistry;
 import dev.outbox.relay.cdc.CdcTestSupport;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.config.Settings;
-import dev.outbox.persistence.registry.MessageRegistry;
+import dev.outbox.jdbc.MessageRegistry;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;
 import dev.outbox.testkit.junit.TestResources;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.outbox.MessageContext;
+import dev.outbox.jdbc.MessageRegistry;
 import dev.outbox.jdbc.NewOutboxMessage;
 import dev.outbox.kernel.contract.MessageContracts;
-import dev.outbox.persistence.registry.MessageRegistry;
 import dev.outbox.testkit.JavaProcess;
 import dev.outbox.testkit.RecordingQueue;
 import dev.outbox.testkit.TestBroker;

@@ -10,10 +10,6 @@ import javax.sql.DataSource;
  * Not for services to call or implement; it lets them compile against the front door alone.
  */
 public interface OutboxPersistenceProvider {
-    void migrate(DataSource dataSource);
-
-    void register(DataSource dataSource, String registeredBy);
-
     Module module(DataSource dataSource, Duration statementTimeout, Class<?>... serviceMappers);
 
     /** The adapter a service installs beside its own {@code MyBatisModule}. */

@@ -1,4 +1,4 @@
-package dev.outbox.persistence.registry;
+package dev.outbox.jdbc;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,4 +1,4 @@
-package dev.outbox.persistence.registry;
+package dev.outbox.jdbc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
