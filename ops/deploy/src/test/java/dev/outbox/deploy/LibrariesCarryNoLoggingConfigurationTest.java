@@ -42,7 +42,7 @@ class LibrariesCarryNoLoggingConfigurationTest {
             + "|commons-logging\\.properties|META-INF/services/org\\.slf4j\\.spi\\.SLF4JServiceProvider");
 
     /** Every artifact of the product's, by a class of its own: the ones a service takes and the processes'. */
-    private static final Map<String, String> ARTIFACTS = artifacts();
+    static final Map<String, String> ARTIFACTS = artifacts();
 
     private static Map<String, String> artifacts() {
         Map<String, String> a = new LinkedHashMap<>();
