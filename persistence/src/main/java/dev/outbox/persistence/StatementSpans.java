@@ -56,7 +56,7 @@ public final class StatementSpans implements Interceptor {
     @Inject
     public StatementSpans(OpenTelemetry openTelemetry) {
         this.tracer = openTelemetry.getTracer(Tracing.SCOPE);
-        this.enabled = Tracing.records(openTelemetry);
+        this.enabled = TraceContexts.records(openTelemetry);
     }
 
     /** With tracing off the executor is not wrapped at all: no proxy, no reflection per statement. */

@@ -1,5 +1,6 @@
 package dev.outbox.api.http;
 
+import dev.outbox.kernel.tracing.TraceContexts;
 import dev.outbox.kernel.tracing.Tracing;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Span;
@@ -47,7 +48,7 @@ public final class HttpSpans extends HttpHandler {
         super("http-spans");
         this.next = next;
         this.tracer = openTelemetry.getTracer(Tracing.SCOPE);
-        this.enabled = Tracing.records(openTelemetry);
+        this.enabled = TraceContexts.records(openTelemetry);
     }
 
     /** Jersey's start-up (the container's {@code onStartup}) runs through the handler it sits in. */

@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * How every process logs. Logback itself reads these two variables ({@code logback.xml} in
- * {@code ops/logging}, the artifact only processes depend on); they are declared here so that they are documented with the others and
+ * {@code ops/process}, the artifact only processes depend on); they are declared here so that they are documented with the others and
  * checked before anything logs: a misspelt {@code OUTBOX_LOG_FORMAT} would otherwise name an
  * appender that does not exist, and the process would run without printing a line.
  */

@@ -32,7 +32,7 @@ public final class PublishSpans {
 
     public PublishSpans(OpenTelemetry openTelemetry) {
         this.tracer = openTelemetry.getTracer(Tracing.SCOPE);
-        this.enabled = Tracing.records(openTelemetry);
+        this.enabled = TraceContexts.records(openTelemetry);
     }
 
     /** A message sent, and the span of its publish. */

@@ -51,7 +51,7 @@ class DeployOrderIT {
     private static final Path ROOT = Path.of("../..").toAbsolutePath().normalize();
     private static final Pattern API_PORT = Pattern.compile("API listening on http://127\\.0\\.0\\.1:(\\d+)/");
     /**
-     * A line of the processes' own {@code logback.xml} (outbox-process-logging), which each
+     * A line of the processes' own {@code logback.xml} (outbox-process), which each
      * shipped class path must find: without it Logback's default prints {@code HH:mm:ss.SSS} and
      * everything at DEBUG.
      */

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A library carries no logging configuration (CONVENTIONS 20): a service that adds the outbox
  * keeps its own. A {@code logback.xml} in a library jar silences the service's INFO lines, or
- * takes over entirely when it comes first on the class path. Only {@code outbox-process-logging}
+ * takes over entirely when it comes first on the class path. Only {@code outbox-process}
  * holds one, and only the processes (API, relay, consumer runtime, launcher) depend on it.
  *
  * <p>Each artifact is found through a class it holds, so the jar or class folder read is the one
@@ -79,9 +79,8 @@ class LibrariesCarryNoLoggingConfigurationTest {
         Path entry = classPathEntryOf("logback.xml");
         assertEquals(List.of("logback.xml"), loggingConfiguration(entry), entry.toString());
         assertTrue(
-                entry.toString().contains("outbox-process-logging")
-                        || entry.endsWith(Path.of("logging/target/classes")),
-                "the class path's logback.xml is outbox-process-logging's, not " + entry);
+                entry.toString().contains("outbox-process") || entry.endsWith(Path.of("process/target/classes")),
+                "the class path's logback.xml is outbox-process's, not " + entry);
     }
 
     private static Path classPathEntryOf(String resource) {

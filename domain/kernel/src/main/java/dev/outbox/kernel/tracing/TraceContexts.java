@@ -14,6 +14,15 @@ import java.util.List;
  * request to the consumer's effect.
  */
 public final class TraceContexts {
+    /**
+     * Whether {@code openTelemetry} records anything: false for the API's no-op one, which every
+     * instrumented part then skips outright (no context extraction, no header copy, no proxy).
+     * Here, on the API alone, and not on {@link Tracing}, whose SDK a library's class path lacks.
+     */
+    public static boolean records(io.opentelemetry.api.OpenTelemetry openTelemetry) {
+        return openTelemetry != io.opentelemetry.api.OpenTelemetry.noop();
+    }
+
     private static final W3CTraceContextPropagator W3C = W3CTraceContextPropagator.getInstance();
     private static final String TRACEPARENT = "traceparent";
 

@@ -98,14 +98,6 @@ public final class Tracing implements AutoCloseable {
         return sdk != null;
     }
 
-    /**
-     * Whether {@code openTelemetry} records anything: false for the API's no-op one, which every
-     * instrumented part then skips outright (no context extraction, no header copy, no proxy).
-     */
-    public static boolean records(OpenTelemetry openTelemetry) {
-        return openTelemetry != OpenTelemetry.noop();
-    }
-
     public OpenTelemetry openTelemetry() {
         return openTelemetry;
     }

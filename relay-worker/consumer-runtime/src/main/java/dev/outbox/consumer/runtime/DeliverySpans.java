@@ -33,7 +33,7 @@ final class DeliverySpans {
 
     DeliverySpans(OpenTelemetry openTelemetry, String consumer, String queue) {
         this.tracer = openTelemetry.getTracer(Tracing.SCOPE);
-        this.enabled = Tracing.records(openTelemetry);
+        this.enabled = TraceContexts.records(openTelemetry);
         this.consumer = consumer;
         this.queue = queue;
     }

@@ -79,14 +79,21 @@ public abstract class AdopterCases {
         assertEquals(
                 bringsMyBatis() ? System.getProperty("outbox.tested.guava") : null,
                 version("com.google.guava", "guava"));
-        boolean myBatis;
+        assertEquals(bringsMyBatis(), present("org.apache.ibatis.session.SqlSession"), "MyBatis on the class path");
+        // what only the outbox's processes carry: a service keeps its own tracing and metrics
+        assertEquals(false, present("io.opentelemetry.sdk.OpenTelemetrySdk"), "the OpenTelemetry SDK");
+        assertEquals(false, present("io.opentelemetry.exporter.otlp.trace.OtlpGrpcSpanExporter"), "an OTLP exporter");
+        assertEquals(false, present("ch.qos.logback.classic.Logger"), "Logback");
+        assertEquals(bringsMyBatis(), present("io.micrometer.core.instrument.MeterRegistry"), "Micrometer (the MyBatis module's gauges)");
+    }
+
+    private static boolean present(String className) {
         try {
-            Class.forName("org.apache.ibatis.session.SqlSession");
-            myBatis = true;
+            Class.forName(className, false, AdopterCases.class.getClassLoader());
+            return true;
         } catch (ClassNotFoundException e) {
-            myBatis = false;
+            return false;
         }
-        assertEquals(bringsMyBatis(), myBatis, "MyBatis on the class path");
     }
 
     /** The version of the jar on the class path, as its Maven build recorded it; null when absent. */
