@@ -27,8 +27,19 @@ public final class OutboxWriteException extends OutboxException {
      * (a statement the stack could not even send); {@link #sqlState()} is null.
      */
     public OutboxWriteException(MessageType type, RuntimeException cause) {
-        super("the outbox row for " + type + " could not be written (" + cause + "); roll the transaction back", cause);
+        super(
+                "the outbox row for " + type + " could not be written (" + firstLine(cause)
+                        + "); roll the transaction back",
+                cause);
         this.sqlState = null;
+    }
+
+    /** A stack's message may hold the whole statement and its parameters: its first line only. */
+    private static String firstLine(RuntimeException cause) {
+        String m = cause.getMessage() == null ? "" : cause.getMessage().strip();
+        int nl = m.indexOf('\n');
+        return cause.getClass().getSimpleName()
+                + (m.isEmpty() ? "" : ": " + (nl < 0 ? m : m.substring(0, nl).strip()));
     }
 
     /** The driver's SQLState, or null when it gave none. */

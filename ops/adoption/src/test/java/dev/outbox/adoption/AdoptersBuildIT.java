@@ -38,6 +38,8 @@ class AdoptersBuildIT {
         Path repository = Path.of(System.getProperty("outbox.adopters.repository"));
         Path mvn = Path.of(System.getProperty("maven.home"), "bin", "mvn");
         Path log = build.resolve("adopters.log");
+        assertEquals(
+                List.of(), staleArtifacts(repository), "the adopters' build would not run on this build's artifacts");
         Path settings = build.resolve("settings-resolved.xml");
         String buildRepository =
                 Path.of(System.getProperty("outbox.build.repository")).toUri().toString();
@@ -53,6 +55,7 @@ class AdoptersBuildIT {
                         "-Dmaven.repo.local=" + repository,
                         "-f",
                         build.resolve("adopters/pom.xml").toString(),
+                        "clean",
                         "test")
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
@@ -66,6 +69,7 @@ class AdoptersBuildIT {
         Process p = pb.start();
         boolean exited = p.waitFor(10, TimeUnit.MINUTES);
         if (!exited) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly); // its forked test JVMs too
             p.destroyForcibly();
         }
         String output = Files.readString(log);
@@ -81,6 +85,41 @@ class AdoptersBuildIT {
             assertEquals(0, counts[2], stack + ": " + ran);
         }
         System.out.println("[adopters] " + ran);
+    }
+
+    /**
+     * The jars of ours installed for the adopters that are not this build's: each must equal the
+     * one its module packaged in this build. The invoker takes them from the reactor when the
+     * product's modules are built with this one, and from {@code ~/.m2} when they are not (this
+     * module built alone, without {@code -am}), which may hold an earlier install.
+     */
+    private static List<String> staleArtifacts(Path repository) throws IOException {
+        Path root = Path.of("../..").toAbsolutePath().normalize();
+        Map<String, Path> packaged = new java.util.HashMap<>();
+        try (Stream<Path> files = Files.walk(root, 5)) {
+            files.filter(f -> f.getParent() != null
+                            && f.getParent().getFileName().toString().equals("target"))
+                    .filter(f -> f.getFileName().toString().matches("outbox-[a-z-]+-[0-9][^/]*\\.jar"))
+                    .forEach(f -> packaged.put(f.getFileName().toString(), f));
+        }
+        List<String> stale = new ArrayList<>();
+        int compared = 0;
+        try (Stream<Path> files = Files.walk(repository.resolve("dev/outbox"))) {
+            for (Path installed :
+                    files.filter(f -> f.toString().endsWith(".jar")).toList()) {
+                Path ours = packaged.get(installed.getFileName().toString());
+                if (ours == null || Files.mismatch(ours, installed) != -1) {
+                    stale.add(installed.getFileName()
+                            + (ours == null
+                                    ? ": no module of this build packaged it"
+                                    : ": differs from " + root.relativize(ours))
+                            + " (build the product's modules with this one: mvn verify, or -pl ops/adoption -am)");
+                }
+                compared++;
+            }
+        }
+        assertTrue(compared >= 6, "the invoker installed the product's jars: " + compared);
+        return stale;
     }
 
     /** tests, failures + errors, skipped over a module's surefire reports. */

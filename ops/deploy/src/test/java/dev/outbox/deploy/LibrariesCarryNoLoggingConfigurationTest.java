@@ -36,10 +36,11 @@ class LibrariesCarryNoLoggingConfigurationTest {
      * simple logger, JUL, commons-logging), and an SLF4J provider, which binds the service's
      * logging as surely as a configuration does.
      */
-    private static final Pattern LOGGING_CONFIGURATION = Pattern.compile("logback(-test)?\\.(xml|groovy)"
-            + "|log4j2?(-test)?[^/]*\\.(xml|properties|json|jsn|yaml|yml)"
-            + "|log4j\\.(xml|properties)|simplelogger\\.properties|logging\\.properties"
-            + "|commons-logging\\.properties|META-INF/services/org\\.slf4j\\.spi\\.SLF4JServiceProvider");
+    private static final Pattern LOGGING_CONFIGURATION = Pattern.compile(
+            "logback(-test)?\\.(xml|groovy)"
+                    + "|log4j2?(-test)?[^/]*\\.(xml|properties|json|jsn|yaml|yml)"
+                    + "|log4j\\.(xml|properties)|simplelogger\\.properties|logging\\.properties"
+                    + "|commons-logging\\.properties|META-INF/services/org\\.slf4j\\.spi\\.SLF4JServiceProvider|org/slf4j/impl/StaticLoggerBinder\\.class");
 
     /** Every artifact of the product's, by a class of its own: the ones a service takes and the processes'. */
     static final Map<String, String> ARTIFACTS = artifacts();

@@ -11,6 +11,7 @@ import dev.outbox.spi.JdbcOutboxProvider;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import javax.sql.DataSource;
 
 /**
@@ -27,10 +28,9 @@ public final class JdbcOutboxes implements JdbcOutboxProvider {
 
     @Override
     public void migrate(DataSource dataSource) {
+        Objects.requireNonNull(dataSource, "dataSource");
         try {
             DatabaseMigrations.migrate(dataSource);
-        } catch (OutboxException e) {
-            throw e;
         } catch (RuntimeException e) {
             // Flyway's, the driver's or the history adoption's
             throw new OutboxException("the outbox's migrations did not complete: " + e.getMessage(), e);
@@ -39,9 +39,13 @@ public final class JdbcOutboxes implements JdbcOutboxProvider {
 
     @Override
     public void register(DataSource dataSource, String registeredBy) {
+        Objects.requireNonNull(dataSource, "dataSource");
+        if (registeredBy == null || registeredBy.isBlank()) {
+            throw new IllegalArgumentException("registeredBy names who registers, for operators");
+        }
         try {
             registerAll(dataSource, registeredBy);
-        } catch (OutboxException | IllegalArgumentException | NullPointerException e) {
+        } catch (OutboxException e) {
             throw e;
         } catch (RuntimeException e) {
             // a contract or topology file of the service's that does not parse, say

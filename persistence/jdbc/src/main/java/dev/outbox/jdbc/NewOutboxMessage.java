@@ -7,8 +7,8 @@ import java.util.Objects;
 import java.util.UUID;
 
 /**
- * A row to insert into the outbox, inside the business transaction. {@code payload} is the
- * exact JSON snapshot that will be published; build it with {@link OutboxMessages} so that it is
+ * A row to insert into the outbox, inside the business transaction. {@code payload} is the JSON
+ * snapshot the row keeps ({@code jsonb}: the value, not these bytes) and the relay publishes; build it with {@link OutboxMessages} so that it is
  * validated against its contract before it can commit.
  */
 public record NewOutboxMessage(

@@ -6,6 +6,7 @@ import dev.outbox.Aggregate;
 import dev.outbox.MessageContext;
 import dev.outbox.MessageType;
 import dev.outbox.Outbox;
+import dev.outbox.OutboxException;
 import dev.outbox.OutboxWriteException;
 import dev.outbox.OutsideTransactionException;
 import dev.outbox.jdbc.NewOutboxMessage;
@@ -17,7 +18,6 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.util.UUID;
 import java.util.function.Consumer;
-import org.apache.ibatis.exceptions.PersistenceException;
 import org.apache.ibatis.session.Configuration;
 import org.apache.ibatis.session.SqlSessionManager;
 
@@ -91,15 +91,17 @@ public final class MyBatisOutbox implements Outbox {
                 clock.millis());
         try {
             insert.accept(message);
-        } catch (PersistenceException e) {
-            // the service's own statements keep MyBatis's exceptions (or its own translation of
-            // them); the outbox's row failing is the front door's
+        } catch (OutboxException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // MyBatis's, or what a plugin of the service's module made of it: the service's own
+            // statements keep those; the outbox's row failing is the front door's
             throw writeFailed(type, e);
         }
         return message.id();
     }
 
-    private static OutboxWriteException writeFailed(MessageType type, PersistenceException failure) {
+    private static OutboxWriteException writeFailed(MessageType type, RuntimeException failure) {
         for (Throwable c = failure; c != null && c.getCause() != c; c = c.getCause()) {
             if (c instanceof SQLException sql) {
                 return new OutboxWriteException(type, sql);
