@@ -17,7 +17,7 @@ public final class OutboxWriteException extends OutboxException {
     public OutboxWriteException(MessageType type, SQLException cause) {
         super(
                 "the outbox row for " + type + " could not be written (SQLState " + cause.getSQLState() + ": "
-                        + cause.getMessage() + "); roll the transaction back",
+                        + firstLine(cause.getMessage()) + "); roll the transaction back",
                 cause);
         this.sqlState = cause.getSQLState();
     }
@@ -34,12 +34,20 @@ public final class OutboxWriteException extends OutboxException {
         this.sqlState = null;
     }
 
-    /** A stack's message may hold the whole statement and its parameters: its first line only. */
-    private static String firstLine(RuntimeException cause) {
-        String m = cause.getMessage() == null ? "" : cause.getMessage().strip();
+    /**
+     * A failure's first line: the driver's next lines quote the refused row ("Failing row contains
+     * ..."), payload included, and a stack's its whole statement with the parameters; the cause
+     * keeps them for whoever needs them.
+     */
+    private static String firstLine(String message) {
+        String m = message == null ? "" : message.strip();
         int nl = m.indexOf('\n');
-        return cause.getClass().getSimpleName()
-                + (m.isEmpty() ? "" : ": " + (nl < 0 ? m : m.substring(0, nl).strip()));
+        return nl < 0 ? m : m.substring(0, nl).strip();
+    }
+
+    private static String firstLine(RuntimeException cause) {
+        String m = firstLine(cause.getMessage());
+        return cause.getClass().getSimpleName() + (m.isEmpty() ? "" : ": " + m);
     }
 
     /** The driver's SQLState, or null when it gave none. */

@@ -99,11 +99,15 @@ class AdoptersBuildIT {
         try (Stream<Path> files = Files.walk(root, 5)) {
             files.filter(f -> f.getParent() != null
                             && f.getParent().getFileName().toString().equals("target"))
-                    .filter(f -> f.getFileName().toString().matches("outbox-[a-z-]+-[0-9][^/]*\\.jar"))
+                    .filter(f -> f.getFileName().toString().matches("outbox-[a-z0-9-]+-[0-9][^/]*\\.jar"))
                     .forEach(f -> packaged.put(f.getFileName().toString(), f));
         }
         List<String> stale = new ArrayList<>();
         int compared = 0;
+        assertTrue(
+                Files.isDirectory(repository.resolve("dev/outbox")),
+                "nothing of ours installed in " + repository
+                        + ": the invoker installs in pre-integration-test (mvn verify)");
         try (Stream<Path> files = Files.walk(repository.resolve("dev/outbox"))) {
             for (Path installed :
                     files.filter(f -> f.toString().endsWith(".jar")).toList()) {

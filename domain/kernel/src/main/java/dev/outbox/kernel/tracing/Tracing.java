@@ -59,38 +59,51 @@ public final class Tracing implements AutoCloseable {
         if (!config.enabled()) {
             return off();
         }
-        // the SDK reports a collector it cannot reach through java.util.logging
-        JulLogging.route();
-        try {
-            OpenTelemetrySdk sdk = AutoConfiguredOpenTelemetrySdk.builder()
-                    .addPropertiesSupplier(() -> Map.of(
-                            // the JDK's HTTP client sends http/protobuf; gRPC would need OkHttp or Netty
-                            "otel.exporter.otlp.protocol", "http/protobuf",
-                            "otel.metrics.exporter", "none",
-                            "otel.logs.exporter", "none",
-                            "otel.service.name", config.serviceName()))
-                    // the process's settings win over the SDK's own reading of the environment, so
-                    // a process started with settings of its own (a test, the launcher) traces as told
-                    .addPropertiesCustomizer(properties -> {
-                        Map<String, String> own = new java.util.HashMap<>(config.sdkProperties());
-                        // metrics are Prometheus's and logs standard output's, whatever OTEL_* says
-                        own.put("otel.metrics.exporter", "none");
-                        own.put("otel.logs.exporter", "none");
-                        return own;
-                    })
-                    .disableShutdownHook()
-                    .build()
-                    .getOpenTelemetrySdk();
-            LOG.info("tracing on: spans of service {} exported over OTLP", config.serviceName());
-            return new Tracing(sdk, sdk);
-        } catch (LinkageError e) {
-            // a runtime without a module the exporter needs (a JRE cut too small): say so, exit 2
-            throw new ConfigurationException("tracing: the OTLP exporter cannot load on this Java runtime (" + e
-                    + "); a jlink image needs java.net.http");
-        } catch (io.opentelemetry.sdk.autoconfigure.spi.ConfigurationException e) {
-            Throwable cause = e.getCause();
-            throw new ConfigurationException(
-                    "tracing: " + e.getMessage() + (cause == null ? "" : " (" + cause.getMessage() + ")"));
+        return Sdk.start(config);
+    }
+
+    /**
+     * The SDK's start, in a class of its own: the verifier loads a method's catch types when it
+     * links the class, and the SDK is optional in the kernel, so {@link Tracing} itself ({@link
+     * #off}, {@link #of}, {@link #CLOSE_WAIT}) stays loadable on a class path without it.
+     */
+    private static final class Sdk {
+        private Sdk() {}
+
+        static Tracing start(TracingConfig config) {
+            // the SDK reports a collector it cannot reach through java.util.logging
+            JulLogging.route();
+            try {
+                OpenTelemetrySdk sdk = AutoConfiguredOpenTelemetrySdk.builder()
+                        .addPropertiesSupplier(() -> Map.of(
+                                // the JDK's HTTP client sends http/protobuf; gRPC would need OkHttp or Netty
+                                "otel.exporter.otlp.protocol", "http/protobuf",
+                                "otel.metrics.exporter", "none",
+                                "otel.logs.exporter", "none",
+                                "otel.service.name", config.serviceName()))
+                        // the process's settings win over the SDK's own reading of the environment, so
+                        // a process started with settings of its own (a test, the launcher) traces as told
+                        .addPropertiesCustomizer(properties -> {
+                            Map<String, String> own = new java.util.HashMap<>(config.sdkProperties());
+                            // metrics are Prometheus's and logs standard output's, whatever OTEL_* says
+                            own.put("otel.metrics.exporter", "none");
+                            own.put("otel.logs.exporter", "none");
+                            return own;
+                        })
+                        .disableShutdownHook()
+                        .build()
+                        .getOpenTelemetrySdk();
+                LOG.info("tracing on: spans of service {} exported over OTLP", config.serviceName());
+                return new Tracing(sdk, sdk);
+            } catch (LinkageError e) {
+                // a runtime without a module the exporter needs (a JRE cut too small): say so, exit 2
+                throw new ConfigurationException("tracing: the OTLP exporter cannot load on this Java runtime (" + e
+                        + "); a jlink image needs java.net.http");
+            } catch (io.opentelemetry.sdk.autoconfigure.spi.ConfigurationException e) {
+                Throwable cause = e.getCause();
+                throw new ConfigurationException(
+                        "tracing: " + e.getMessage() + (cause == null ? "" : " (" + cause.getMessage() + ")"));
+            }
         }
     }
 

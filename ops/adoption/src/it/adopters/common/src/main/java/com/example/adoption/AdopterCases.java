@@ -85,6 +85,7 @@ public abstract class AdopterCases {
         assertEquals(false, present("io.opentelemetry.exporter.otlp.trace.OtlpGrpcSpanExporter"), "an OTLP exporter");
         assertEquals(false, present("ch.qos.logback.classic.Logger"), "Logback");
         assertEquals(bringsMyBatis(), present("io.micrometer.core.instrument.MeterRegistry"), "Micrometer (the MyBatis module's gauges)");
+        assertEquals(false, present("io.micrometer.prometheusmetrics.PrometheusMeterRegistry"), "the Prometheus registry");
     }
 
     private static boolean present(String className) {
