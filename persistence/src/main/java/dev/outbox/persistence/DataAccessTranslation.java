@@ -30,7 +30,7 @@ public final class DataAccessTranslation implements MethodInterceptor {
         if (failure instanceof DataAccessException d) {
             return d;
         }
-        SQLException sql = findSqlException(failure);
+        SQLException sql = sqlExceptionIn(failure);
         String where = describe(failure);
         if (sql == null) {
             return new DataAccessException(where, failure);
@@ -66,7 +66,8 @@ public final class DataAccessTranslation implements MethodInterceptor {
         return new DataAccessException("database error (" + state + "): " + where, failure);
     }
 
-    private static SQLException findSqlException(Throwable t) {
+    /** The driver's failure in a chain of causes (MyBatis's, a plugin's); null when there is none. */
+    public static SQLException sqlExceptionIn(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (c instanceof SQLException s) {
                 return s;

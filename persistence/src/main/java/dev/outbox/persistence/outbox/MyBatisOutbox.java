@@ -12,6 +12,7 @@ import dev.outbox.OutsideTransactionException;
 import dev.outbox.jdbc.NewOutboxMessage;
 import dev.outbox.jdbc.OutboxMessages;
 import dev.outbox.kernel.contract.MessageContracts;
+import dev.outbox.persistence.DataAccessTranslation;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.sql.SQLException;
@@ -102,11 +103,7 @@ public final class MyBatisOutbox implements Outbox {
     }
 
     private static OutboxWriteException writeFailed(MessageType type, RuntimeException failure) {
-        for (Throwable c = failure; c != null && c.getCause() != c; c = c.getCause()) {
-            if (c instanceof SQLException sql) {
-                return new OutboxWriteException(type, sql);
-            }
-        }
-        return new OutboxWriteException(type, failure);
+        SQLException sql = DataAccessTranslation.sqlExceptionIn(failure);
+        return sql == null ? new OutboxWriteException(type, failure) : new OutboxWriteException(type, sql);
     }
 }
